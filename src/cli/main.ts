@@ -1,0 +1,44 @@
+/**
+ * The `coffer` command line: dispatches to one subcommand module each.
+ * Subcommands are added here as they are implemented; an unknown one exits with status 2.
+ */
+import { readFileSync } from 'node:fs';
+
+interface Subcommand {
+  summary: string;
+  run(args: string[]): Promise<number>;
+}
+
+const subcommands: Record<string, Subcommand> = {
+  version: {
+    summary: 'print the version',
+    run: () => {
+      const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+        version: string;
+      };
+      console.log(`coffer ${pkg.version}`);
+      return Promise.resolve(0);
+    },
+  },
+};
+
+function usage(): string {
+  const lines = Object.entries(subcommands).map(([name, c]) => `  ${name.padEnd(12)} ${c.summary}`);
+  return `usage: coffer <command> [flags]\n\ncommands:\n${lines.join('\n')}`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    console.log(usage());
+    return name ? 0 : 2;
+  }
+  const command = subcommands[name];
+  if (!command) {
+    console.error(`coffer: unknown command "${name}"\n\n${usage()}`);
+    return 2;
+  }
+  return command.run(rest);
+}
+
+process.exitCode = await main(process.argv.slice(2));
