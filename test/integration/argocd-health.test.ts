@@ -206,6 +206,36 @@ const cases: { reason: string; obj: (kind: string) => Json; status: string; mess
     message: /paused/,
   },
   {
+    reason: 'Synced=False Paused written by the operator',
+    obj: (k) =>
+      object(k, { observed: 1, conditions: [ready, { type: 'Synced', status: 'False', reason: 'Paused' }] }),
+    status: 'Suspended',
+    message: /^Paused$/,
+  },
+  {
+    reason: 'a service outage the operator retries',
+    obj: (k) =>
+      object(k, {
+        observed: 1,
+        conditions: [
+          ready,
+          { type: 'Synced', status: 'False', reason: 'ServiceUnreachable', message: 'timeout' },
+        ],
+      }),
+    status: 'Degraded',
+    message: /^ServiceUnreachable: timeout$/,
+  },
+  {
+    reason: 'rate limited by the service',
+    obj: (k) =>
+      object(k, {
+        observed: 1,
+        conditions: [ready, { type: 'Synced', status: 'False', reason: 'RateLimited' }],
+      }),
+    status: 'Progressing',
+    message: /^RateLimited$/,
+  },
+  {
     reason: 'paused annotation set to something other than "true"',
     obj: (k) =>
       object(k, { annotations: { 'coffer.dev/paused': 'false' }, observed: 1, conditions: [ready] }),

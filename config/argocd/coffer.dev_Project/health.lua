@@ -12,7 +12,6 @@ local waiting = {
   ReferenceNotReady = true,
   ConnectionNotReady = true,
   RateLimited = true,
-  Pending = true,
   Creating = true,
   Deleting = true,
 }
@@ -21,9 +20,12 @@ local waiting = {
 -- waiting is Degraded too: the operator cannot apply the spec.)
 local terminal = {
   InvalidSpec = true,
+  Rejected = true,
   CreateIncomplete = true,
   Forbidden = true,
   Unauthorized = true,
+  NotFound = true,
+  AlreadyExists = true,
   DeletionProtected = true,
 }
 for _, reason in ipairs(kindTerminalReasons) do
@@ -73,6 +75,9 @@ local function assess(o)
     return "Progressing", "Waiting for the operator to observe generation " .. string.format("%d", meta.generation)
   end
   if synced ~= nil and synced.status == "False" then
+    if synced.reason == "Paused" then
+      return "Suspended", describe(synced, "Paused")
+    end
     if waiting[synced.reason] then
       return "Progressing", describe(synced, "Waiting")
     end
