@@ -1,0 +1,109 @@
+/**
+ * Spec and status fields shared by Connection and ClusterConnection. The two differ only in where
+ * referenced Secrets and ConfigMaps live (own namespace vs an explicit one) and in
+ * ClusterConnection's allowedNamespaces.
+ */
+import { z } from 'zod';
+import { serviceUrl } from './common.ts';
+import { commonStatusFields } from './status.ts';
+import { celCountPresent, countPresent, withRules } from './schema-helpers.ts';
+
+const caSources = ['caBundle', 'caBundleSecretRef', 'caBundleConfigMapRef'] as const;
+const authMethods = ['token', 'universalAuth'] as const;
+
+/** TLS settings: at most one CA source, verification on unless explicitly skipped. */
+export function tlsSettings<S extends z.ZodObject, C extends z.ZodObject>(secretRef: S, configMapRef: C) {
+  return withRules(
+    z.object({
+      caBundle: z
+        .string()
+        .min(1)
+        .max(65536)
+        .optional()
+        .describe('PEM-encoded CA certificates that sign the service’s TLS certificate, inline.'),
+      caBundleSecretRef: secretRef.optional().describe('PEM CA bundle read from a key of a Secret.'),
+      caBundleConfigMapRef: configMapRef.optional().describe('PEM CA bundle read from a key of a ConfigMap.'),
+      insecureSkipVerify: z
+        .boolean()
+        .default(false)
+        .describe(
+          'Skip verification of the service’s TLS certificate. For local testing only. Default: false.',
+        ),
+    }),
+    [
+      {
+        rule: `${celCountPresent(caSources)} <= 1`,
+        message: 'tls: set at most one of caBundle, caBundleSecretRef or caBundleConfigMapRef',
+        check: (value) => countPresent(value, caSources) <= 1,
+      },
+    ],
+  ).describe(
+    'TLS settings for https URLs. Unset: the service certificate is verified against the system trust store.',
+  );
+}
+
+/**
+ * Builds the connection spec fields for a given Secret/ConfigMap key selector (local or
+ * namespaced). The selectors must already carry descriptions of their own fields.
+ */
+export function connectionSpecFields<S extends z.ZodObject, C extends z.ZodObject>(
+  secretRef: S,
+  configMapRef: C,
+) {
+  const auth = withRules(
+    z.object({
+      token: z
+        .object({ secretRef: secretRef.describe('Secret key holding the access token.') })
+        .optional()
+        .describe(
+          'Authenticate with a machine-identity access token (e.g. a Bootstrap’s output Secret, key token).',
+        ),
+      universalAuth: z
+        .object({
+          clientIdSecretRef: secretRef.describe('Secret key holding the universal-auth client id.'),
+          clientSecretSecretRef: secretRef.describe('Secret key holding the universal-auth client secret.'),
+        })
+        .optional()
+        .describe(
+          'Log in with universal auth (client id + client secret); access tokens are renewed automatically.',
+        ),
+    }),
+    [
+      {
+        rule: `${celCountPresent(authMethods)} == 1`,
+        message: 'auth: set exactly one of token or universalAuth',
+        check: (value) => countPresent(value, authMethods) === 1,
+      },
+    ],
+  ).describe('How the operator authenticates to the service: exactly one of token or universalAuth.');
+
+  return {
+    url: serviceUrl.describe(
+      'Base URL of the service, e.g. https://secrets.example.com (the /api paths are appended).',
+    ),
+    tls: tlsSettings(secretRef, configMapRef).optional(),
+    auth,
+    requestsPerMinute: z
+      .int()
+      .min(1)
+      .max(100000)
+      .optional()
+      .describe(
+        'Budget of requests per minute shared by every resource using this connection; requests beyond it wait. ' +
+          'Unset: no client-side limit (the service’s own 429 answers are still honoured).',
+      ),
+  };
+}
+
+/** Status fields of Connection and ClusterConnection. */
+export const connectionStatusFields = {
+  ...commonStatusFields,
+  id: commonStatusFields.id.describe(
+    'Id of the machine identity the credentials belong to, when the service reveals it.',
+  ),
+  organizationId: z
+    .string()
+    .max(256)
+    .optional()
+    .describe('Id of the organization the credentials belong to.'),
+};

@@ -1,0 +1,43 @@
+/**
+ * Connection: a namespaced handle on one service instance and the credentials to use there.
+ * Every other namespaced kind points at one with `connectionRef`.
+ */
+import { z } from 'zod';
+import { configMapKeySelector, secretKeySelector } from './common.ts';
+import { connectionSpecFields, connectionStatusFields } from './connection-fields.ts';
+import { defineKind } from './kind.ts';
+
+export const connectionSpec = z
+  .object(connectionSpecFields(secretKeySelector, configMapKeySelector))
+  .describe(
+    'Where the service is and how to authenticate; Secrets and ConfigMaps are read from this namespace.',
+  );
+export type ConnectionSpec = z.output<typeof connectionSpec>;
+
+export const connectionStatus = z
+  .object(connectionStatusFields)
+  .describe('Observed state: Ready when the service accepted the credentials.');
+export type ConnectionStatus = z.output<typeof connectionStatus>;
+
+export const connectionKind = defineKind({
+  kind: 'Connection',
+  plural: 'connections',
+  shortNames: ['conn'],
+  scope: 'Namespaced',
+  description:
+    'A service instance (URL, TLS) and the credentials (access token or universal auth) the operator uses ' +
+    'there on behalf of resources in this namespace. Ready when the service accepts the credentials.',
+  spec: connectionSpec,
+  status: connectionStatus,
+  columns: [
+    { name: 'URL', type: 'string', jsonPath: '.spec.url', description: 'Service base URL.' },
+    {
+      name: 'Org',
+      type: 'string',
+      jsonPath: '.status.organizationId',
+      description: 'Organization id.',
+      priority: 1,
+    },
+  ],
+  defaultDeletionPolicy: undefined,
+});

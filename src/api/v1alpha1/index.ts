@@ -1,0 +1,60 @@
+/**
+ * The coffer.dev/v1alpha1 API: zod schemas, inferred types and kind metadata of every kind.
+ * `allKinds` is the registry the CRD generator and the operator iterate over.
+ */
+import { additionalPrivilegeKind } from './additional-privilege.ts';
+import { bootstrapKind } from './bootstrap.ts';
+import { certificateAuthorityKind } from './certificate-authority.ts';
+import { clusterConnectionKind } from './cluster-connection.ts';
+import { connectionKind } from './connection.ts';
+import { identityAuthKind } from './identity-auth.ts';
+import { identityKind } from './identity.ts';
+import { integrationKind } from './integration.ts';
+import type { KindDefinition } from './kind.ts';
+import { projectRoleKind } from './project-role.ts';
+import { projectTemplateKind } from './project-template.ts';
+import { projectKind } from './project.ts';
+import { secretBatchKind } from './secret-batch.ts';
+
+export * from './additional-privilege.ts';
+export * from './bootstrap.ts';
+export * from './certificate-authority.ts';
+export * from './cluster-connection.ts';
+export * from './common.ts';
+export * from './connection.ts';
+export * from './duration.ts';
+export * from './identity-auth.ts';
+export * from './identity-auth-methods.ts';
+export * from './identity.ts';
+export * from './integration.ts';
+export * from './kind.ts';
+export * from './permissions.ts';
+export * from './project-role.ts';
+export * from './project-template.ts';
+export * from './project.ts';
+export * from './secret-batch.ts';
+export * from './status.ts';
+
+/** Every kind of the group, in dependency order (connections first). */
+export const allKinds = [
+  connectionKind,
+  clusterConnectionKind,
+  bootstrapKind,
+  projectKind,
+  identityKind,
+  identityAuthKind,
+  additionalPrivilegeKind,
+  secretBatchKind,
+  integrationKind,
+  certificateAuthorityKind,
+  projectTemplateKind,
+  projectRoleKind,
+] as const satisfies readonly KindDefinition[];
+
+/** Name of one of the group's kinds. */
+export type KindName = (typeof allKinds)[number]['kind'];
+
+/** The kind definition for a kind name, or undefined. */
+export function findKind(kind: string): KindDefinition | undefined {
+  return allKinds.find((k) => k.kind === kind);
+}

@@ -1,0 +1,96 @@
+/**
+ * Permission rules (used by AdditionalPrivilege, ProjectRole and ProjectTemplate roles) and
+ * temporary access windows (privileges and project memberships).
+ */
+import { z } from 'zod';
+import { accessRangePattern } from './duration.ts';
+import { slug } from './common.ts';
+import { withRules } from './schema-helpers.ts';
+
+const actionName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z][A-Za-z-]*$/, 'must be an action name such as read, readValue or subscribe-on-created');
+
+/**
+ * `action`: one action name or a list of them. The CRD cannot describe "string or list" in a
+ * structural schema, so the node keeps any JSON value (`x-kubernetes-preserve-unknown-fields`)
+ * and a CEL rule enforces the two allowed shapes.
+ */
+export const permissionAction = withRules(z.union([actionName, z.array(actionName).min(1).max(32)]), [
+  {
+    rule:
+      'type(self) == string ? size(self) > 0 : ' +
+      '(type(self) == list && size(self) > 0 && size(self) <= 32 && self.all(a, type(a) == string && size(a) > 0))',
+    message: 'action must be a non-empty action name or a list of 1 to 32 action names',
+  },
+])
+  .meta({ 'x-kubernetes-preserve-unknown-fields': true })
+  .describe(
+    'One action or a list of actions the rule grants (or, with inverted, denies), e.g. read or ' +
+      '[readValue, create, edit, delete]. Secret actions: read, describeSecret, readValue, create, ' +
+      'edit, delete; secret-event actions: subscribe-on-created, subscribe-on-updated, ' +
+      'subscribe-on-deleted, subscribe-on-import-mutations. A single action and a one-element list ' +
+      'are equivalent.',
+  );
+
+/** Conditions narrowing a permission rule to an environment and a secret path glob. */
+export const permissionConditions = z
+  .object({
+    environment: slug(1, 64)
+      .optional()
+      .describe('Environment slug the rule applies to, e.g. dev. Unset: every environment.'),
+    secretPath: z
+      .object({
+        $glob: z
+          .string()
+          .min(1)
+          .max(1024)
+          .describe(
+            'Glob over secret folder paths, e.g. /** for everything or /app/* for one level under /app.',
+          ),
+      })
+      .optional()
+      .describe('Secret folder paths the rule applies to. Unset: every path.'),
+  })
+  .describe('Restricts the rule to an environment and/or secret paths. Unset: the rule applies everywhere.');
+
+/** One permission rule. Compared semantically (action list vs single action, default inverted). */
+export const permissionRule = z.object({
+  subject: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[a-z][a-z-]*$/, 'must be a subject name such as secrets or secret-folders')
+    .describe(
+      'What the rule is about, e.g. secrets, secret-folders, secret-imports, secret-events, environments, role.',
+    ),
+  action: permissionAction,
+  conditions: permissionConditions.optional(),
+  inverted: z
+    .boolean()
+    .default(false)
+    .describe('When true the rule denies the actions instead of granting them. Default: false.'),
+});
+
+/** A list of permission rules. */
+export const permissionRules = z.array(permissionRule).max(64);
+
+/** A temporary access window starting at `startTime` (or when granted) and lasting `range`. */
+export const temporaryWindow = z
+  .object({
+    range: z
+      .string()
+      .regex(accessRangePattern, 'must be a positive duration such as 30m, 1h or 7d')
+      .describe(
+        'Length of the access window: a positive integer followed by ms, s, m, h, d, w or y, e.g. 30m, 8h or 7d.',
+      ),
+    startTime: z.iso
+      .datetime()
+      .optional()
+      .describe(
+        'Start of the window as an RFC 3339 UTC time, e.g. 2025-01-31T09:00:00Z. Unset: the time the grant is made.',
+      ),
+  })
+  .describe('Makes the grant temporary: it is effective from startTime for range. Unset: permanent.');

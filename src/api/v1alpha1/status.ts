@@ -1,0 +1,69 @@
+/**
+ * The status every kind shares: kstatus-compatible conditions (`Ready`, `Synced`) with
+ * `observedGeneration`, and the id of the mirrored service object.
+ */
+import { z } from 'zod';
+import { listMap } from './schema-helpers.ts';
+
+export const conditionStatuses = ['True', 'False', 'Unknown'] as const;
+
+/** One condition, in the shape of Kubernetes' metav1.Condition. */
+export const condition = z.object({
+  type: z
+    .string()
+    .min(1)
+    .max(316)
+    .describe(
+      'Condition type: Ready (the service object exists and matches the spec) or Synced (the last reconcile succeeded).',
+    ),
+  status: z.enum(conditionStatuses).describe('True, False or Unknown.'),
+  reason: z
+    .string()
+    .max(1024)
+    .optional()
+    .describe('CamelCase reason for the last transition, e.g. Available, Creating, ReconcileError, Expired.'),
+  message: z
+    .string()
+    .max(32768)
+    .optional()
+    .describe('Human-readable detail; stable (no timestamps or request ids).'),
+  lastTransitionTime: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('When status last changed (RFC 3339).'),
+  observedGeneration: z
+    .int()
+    .min(0)
+    .optional()
+    .describe('metadata.generation of the spec this condition was computed from.'),
+});
+export type Condition = z.output<typeof condition>;
+
+/** Status fields present on every kind; spread into each kind's status object. */
+export const commonStatusFields = {
+  conditions: listMap(condition, ['type'], 16)
+    .optional()
+    .describe(
+      'Current state: Ready and Synced conditions, each with reason, message and observedGeneration.',
+    ),
+  observedGeneration: z
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      'metadata.generation of the spec last reconciled; status is current when it equals metadata.generation.',
+    ),
+  id: z
+    .string()
+    .max(256)
+    .optional()
+    .describe(
+      'Id of the object in the service (external id), once it exists. Also recorded in the coffer.dev/external-id annotation.',
+    ),
+};
+
+/** The common status alone, for kinds with nothing else to report. */
+export const commonStatus = z
+  .object(commonStatusFields)
+  .describe('Observed state of the resource, written by the operator.');
+export type CommonStatus = z.output<typeof commonStatus>;
