@@ -1,0 +1,166 @@
+/**
+ * Crash-safe creation of the external object (after crossplane-runtime's critical annotations).
+ *
+ * 1. Mark `coffer.dev/create-pending` with a patch guarded by resourceVersion: if our cache is
+ *    stale (an id may already be recorded), this fails with 409 and nothing is created.
+ * 2. Call `create`.
+ * 3. Record the returned id and clear the mark in one merge patch, retried a few times.
+ *
+ * If the process dies between 2 and 3, the next reconcile finds the mark without an id and looks
+ * the object up by its natural key (`recoverInterruptedCreate`): one match is adopted, none is
+ * created again, several stop with `CreateIncomplete` for a human to decide. No duplicate.
+ */
+import { rfc3339 } from '../runtime/conditions.ts';
+import { TerminalError, TransientError } from '../runtime/errors.ts';
+import {
+  ANNOTATION_CREATE_PENDING,
+  ANNOTATION_EXTERNAL_ID,
+  annotationPatch,
+  patchGuarded,
+  refOf,
+} from '../runtime/object-meta.ts';
+import type {
+  AdapterStatus,
+  ExternalClient,
+  ExternalContext,
+  ManagedSpecFields,
+  SecretOutputs,
+} from './external-client.ts';
+import { view, type Run } from './run.ts';
+import { definitelyNotPerformed, describeError } from './service-errors.ts';
+
+/** Condition reason when an interrupted create cannot be resolved automatically. */
+export const CREATE_INCOMPLETE = 'CreateIncomplete';
+
+/** What the reconciler knows about the external object after observe/create/update. */
+export interface ExternalState<Status extends AdapterStatus> {
+  readonly id: string;
+  readonly status?: Status;
+  readonly secretData?: SecretOutputs;
+}
+
+type AnyRun<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus> = Run<Spec, Refs, Status>;
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason as Error);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Records `id` in `coffer.dev/external-id` and clears `coffer.dev/create-pending` with one
+ * unguarded merge patch (it must not lose a conflict race: the id is the only link to the
+ * object just created), retried after each of `persistRetryDelaysMs`.
+ */
+export async function persistExternalId<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
+  run: AnyRun<Spec, Refs, Status>,
+  id: string,
+): Promise<void> {
+  const patch = {
+    metadata: { annotations: { [ANNOTATION_EXTERNAL_ID]: id, [ANNOTATION_CREATE_PENDING]: null } },
+  };
+  const delays = [0, ...run.settings.persistRetryDelaysMs];
+  let lastError: unknown;
+  for (const delay of delays) {
+    if (delay > 0) await sleep(delay, run.context.signal);
+    try {
+      run.obj = await run.settings.patcher.mergePatch(refOf(run.obj), patch);
+      return;
+    } catch (error) {
+      lastError = error;
+      run.context.log.warn({ err: error, externalId: id }, 'cannot record external id yet; retrying');
+    }
+  }
+  throw new TransientError('ReconcileError', `cannot record external id ${id}: ${describeError(lastError)}`, {
+    cause: lastError,
+  });
+}
+
+async function clearPendingMark<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
+  run: AnyRun<Spec, Refs, Status>,
+): Promise<void> {
+  try {
+    const patch = { metadata: { annotations: { [ANNOTATION_CREATE_PENDING]: null } } };
+    run.obj = await run.settings.patcher.mergePatch(refOf(run.obj), patch);
+  } catch (error) {
+    // Harmless if it stays: the next reconcile looks up by natural key, finds nothing, creates.
+    run.context.log.warn({ err: error }, 'cannot clear create-pending mark');
+  }
+}
+
+/** Steps 1-3 above. `previousId` is an id whose object was found missing (re-creation). */
+export async function createExternal<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
+  run: AnyRun<Spec, Refs, Status>,
+  client: ExternalClient<Spec, Refs, Status>,
+  context: ExternalContext<Refs>,
+  previousId: string | undefined,
+): Promise<ExternalState<Status>> {
+  run.step = 'create';
+  const mark = annotationPatch(run.obj, {
+    [ANNOTATION_CREATE_PENDING]: rfc3339(run.now),
+    [ANNOTATION_EXTERNAL_ID]: null,
+  });
+  run.obj = await patchGuarded(run.settings.patcher, run.obj, mark, 'mark create pending');
+  let creation;
+  try {
+    creation = await client.create(view(run), { ...context, externalId: undefined });
+  } catch (error) {
+    if (definitelyNotPerformed(error)) await clearPendingMark(run);
+    throw error;
+  }
+  await persistExternalId(run, creation.externalId);
+  const replaced = previousId ? ` (the previous object ${previousId} was not found)` : '';
+  run.events.push({
+    type: 'Normal',
+    reason: 'CreatedExternal',
+    message: `created external object ${creation.externalId}${replaced}`,
+  });
+  return { id: creation.externalId, status: creation.status, secretData: creation.secretData };
+}
+
+/**
+ * A create was interrupted (mark set, no id). Returns the adopted id, or undefined when nothing
+ * matches (the caller creates). Several matches throw `TerminalError` (`CreateIncomplete`).
+ */
+export async function recoverInterruptedCreate<
+  Spec extends ManagedSpecFields,
+  Refs,
+  Status extends AdapterStatus,
+>(
+  run: AnyRun<Spec, Refs, Status>,
+  client: ExternalClient<Spec, Refs, Status>,
+  context: ExternalContext<Refs>,
+): Promise<string | undefined> {
+  run.step = 'recover';
+  const ids = await client.findByNaturalKey(view(run), context);
+  const [only] = ids;
+  if (ids.length === 0 || only === undefined) return undefined;
+  if (ids.length > 1) {
+    const shown = ids.slice(0, 5).join(', ') + (ids.length > 5 ? ', ...' : '');
+    throw new TerminalError(
+      CREATE_INCOMPLETE,
+      `a create was interrupted and ${ids.length} external objects match this resource (${shown}): ` +
+        `check in the service which one belongs to this resource, set the ${ANNOTATION_EXTERNAL_ID} annotation ` +
+        `to its id and remove the ${ANNOTATION_CREATE_PENDING} annotation`,
+    );
+  }
+  await persistExternalId(run, only);
+  run.events.push({
+    type: 'Normal',
+    reason: 'AdoptedExternal',
+    message: `adopted external object ${only} found by its natural key after an interrupted create`,
+  });
+  return only;
+}

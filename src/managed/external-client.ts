@@ -1,0 +1,155 @@
+/**
+ * The contract between the generic managed reconciler and a kind's adapter (after
+ * crossplane-runtime's ExternalClient). The adapter only translates: spec → service request,
+ * service response → status, "is it up to date?". Everything else (finalizers, crash-safe create,
+ * conditions, events, Secrets, requeue) is the reconciler's job.
+ *
+ * Errors: adapters let service-client errors propagate unchanged; the reconciler classifies them
+ * by their HTTP `status` (see `service-errors.ts`). An adapter may also throw the runtime's
+ * `TerminalError` / `WaitingError` with its own CamelCase reason.
+ *
+ * Secret hygiene: nothing an adapter returns outside `secretData` may contain a secret value
+ * (`status` and `diff` end up in the resource's status, events and logs).
+ */
+import type { Logger } from 'pino';
+import type { Condition } from '../runtime/conditions.ts';
+import type { ObjectMeta } from '../runtime/object-meta.ts';
+import type { SecretOutput } from '../runtime/secret-writer.ts';
+
+/** Adapter-specific status fields, merged into `status` beside the generic ones. */
+export type AdapterStatus = Readonly<Record<string, unknown>>;
+
+/** Spec fields the generic reconciler reads from every managed kind (all optional). */
+export interface ManagedSpecFields {
+  /** `Delete` (default per kind) or `Orphan`. */
+  readonly deletionPolicy?: string;
+  /** `ObserveOnly` never writes to the service; anything else (`Default`) manages fully. */
+  readonly managementPolicy?: string;
+  /** Go duration; overrides the operator-wide poll interval. */
+  readonly pollInterval?: string;
+}
+
+/** The generic part of every managed kind's status. */
+export interface ManagedStatus {
+  /** External id (also in the `coffer.dev/external-id` annotation). */
+  id?: string;
+  observedGeneration?: number;
+  conditions?: Condition[];
+  /** The last `coffer.dev/reconcile-requested-at` value handled. */
+  lastHandledReconcileAt?: string;
+  [field: string]: unknown;
+}
+
+/** A managed resource as the reconciler hands it to the adapter: `spec` is parsed and defaulted. */
+export interface ManagedObject<Spec = Record<string, unknown>> {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta & { name: string };
+  spec: Spec;
+  status?: ManagedStatus;
+}
+
+/** What every adapter call receives. */
+export interface ExternalContext<Refs> {
+  /** The external id, once known (annotation `coffer.dev/external-id`). */
+  readonly externalId?: string;
+  /** What `resolveReferences` returned. */
+  readonly references: Refs;
+  /** Aborted on shutdown or loss of leadership; pass it to service calls. */
+  readonly signal: AbortSignal;
+  readonly log: Logger;
+}
+
+/** Context of calls that address an existing object (`update`, `delete`). */
+export interface BoundContext<Refs> extends ExternalContext<Refs> {
+  readonly externalId: string;
+}
+
+/** Output Secrets to publish (written through the SecretWriter, owned by the resource). */
+export type SecretOutputs = readonly SecretOutput[];
+
+/** The answer of `observe`. */
+export type Observation<Status extends AdapterStatus = AdapterStatus> =
+  | { readonly exists: false }
+  | {
+      readonly exists: true;
+      /** False when the service object differs from the spec (the reconciler then calls `update`). */
+      readonly upToDate: boolean;
+      /**
+       * The id, when the adapter found the object without one (by natural key); the reconciler
+       * records it in the annotation (adoption).
+       */
+      readonly externalId?: string;
+      readonly status?: Status;
+      readonly secretData?: SecretOutputs;
+      /** What differs, for the `UpdatedExternal` event (names of fields, never values of secrets). */
+      readonly diff?: string;
+    };
+
+/** The answer of `create`. */
+export interface Creation<Status extends AdapterStatus = AdapterStatus> {
+  readonly externalId: string;
+  readonly status?: Status;
+  readonly secretData?: SecretOutputs;
+}
+
+/** The answer of `update`. */
+export interface Update<Status extends AdapterStatus = AdapterStatus> {
+  readonly status?: Status;
+  readonly secretData?: SecretOutputs;
+}
+
+/** A reason (CamelCase) and message for `Ready=False` although the object exists. */
+export interface NotReady {
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** Talks to the service for one kind. Obtained per reconcile from `ManagedAdapter.connect`. */
+export interface ExternalClient<Spec, Refs, Status extends AdapterStatus = AdapterStatus> {
+  /** Reads the service object (by `ctx.externalId`, or by natural key when it has none). */
+  observe(obj: ManagedObject<Spec>, ctx: ExternalContext<Refs>): Promise<Observation<Status>>;
+  /** Creates the service object. Called only after `observe` said it does not exist. */
+  create(obj: ManagedObject<Spec>, ctx: ExternalContext<Refs>): Promise<Creation<Status>>;
+  /** Makes the service object match the spec. Called only when `observe` said `upToDate: false`. */
+  update(obj: ManagedObject<Spec>, ctx: BoundContext<Refs>): Promise<Update<Status>>;
+  /** Deletes the service object. A 404 (already gone) may be thrown or swallowed: both are success. */
+  delete(obj: ManagedObject<Spec>, ctx: BoundContext<Refs>): Promise<void>;
+  /**
+   * Ids of service objects matching the resource's natural key (slug, name...). Used after an
+   * interrupted create: one match is adopted, none means create again, more is ambiguous.
+   */
+  findByNaturalKey(obj: ManagedObject<Spec>, ctx: ExternalContext<Refs>): Promise<readonly string[]>;
+  /** Optional: a reason the existing object is not Ready (e.g. `Expired`); undefined when Ready. */
+  readyCheck?(obj: ManagedObject<Spec>, status: Status | undefined): NotReady | undefined;
+  /**
+   * Optional: whether a failed delete was refused by the service's deletion protection. Default:
+   * a 400/403/409 whose message mentions delete protection.
+   */
+  isDeletionBlocked?(error: unknown): boolean;
+}
+
+/** What `resolveReferences` receives. */
+export interface ResolveContext {
+  /** True while the resource is being deleted: dependencies need an id but need not be Ready. */
+  readonly deleting: boolean;
+  /** The fixed requeue for `WaitingError`s (see `references.ts`). */
+  readonly waitRequeueMs: number;
+  readonly signal: AbortSignal;
+  readonly log: Logger;
+}
+
+/** A kind's adapter: how to resolve its references and obtain an external client. */
+export interface ManagedAdapter<Spec, Refs, Status extends AdapterStatus = AdapterStatus> {
+  /**
+   * Resolves references (e.g. `projectRef` → project id). Throw `WaitingError` with reason
+   * `ReferenceNotReady` when a dependency is not Ready (see `resolveReference`). Omitted: the
+   * references are `undefined`.
+   */
+  resolveReferences?(obj: ManagedObject<Spec>, ctx: ResolveContext): Promise<Refs>;
+  /**
+   * Returns the external client for this object, typically wrapping the cached service client of
+   * its connection (see `client-cache.ts`). Throw `WaitingError` while the connection is not Ready.
+   */
+  connect(obj: ManagedObject<Spec>, ctx: ExternalContext<Refs>): Promise<ExternalClient<Spec, Refs, Status>>;
+}

@@ -1,0 +1,170 @@
+/**
+ * The state of one reconcile of one managed resource, and how it ends: the status (conditions,
+ * id, observedGeneration, adapter fields) written only when it changed, then the events.
+ */
+import {
+  CONDITION_READY,
+  CONDITION_SYNCED,
+  getCondition,
+  Reasons,
+  sameCondition,
+  setCondition,
+  type ConditionInput,
+  type ConditionStatus,
+} from '../runtime/conditions.ts';
+import type { EventInput } from '../runtime/events.ts';
+import { ANNOTATION_RECONCILE_REQUESTED_AT, getAnnotation } from '../runtime/object-meta.ts';
+import type { ReconcileContext } from '../runtime/reconcile.ts';
+import { patchStatusIfChanged } from '../runtime/status.ts';
+import type { AdapterStatus, ManagedObject, ManagedSpecFields, ManagedStatus } from './external-client.ts';
+import type { Settings } from './reconciler-options.ts';
+
+/** The step a reconcile is in; names the action in error messages and the Warning event reason. */
+export type Step =
+  | 'validate'
+  | 'finalize'
+  | 'resolve'
+  | 'connect'
+  | 'recover'
+  | 'observe'
+  | 'create'
+  | 'update'
+  | 'delete'
+  | 'publish';
+
+/** `cannot <action>` for each step. */
+export const stepAction: Readonly<Record<Step, string>> = {
+  validate: 'validate spec',
+  finalize: 'update finalizer',
+  resolve: 'resolve references',
+  connect: 'connect to the service',
+  recover: 'look up external object by natural key',
+  observe: 'observe external object',
+  create: 'create external object',
+  update: 'update external object',
+  delete: 'delete external object',
+  publish: 'publish output Secret',
+};
+
+/** Warning event reason when a step fails. */
+export const stepFailureEvent: Readonly<Record<Step, string>> = {
+  validate: 'InvalidSpec',
+  finalize: 'CannotUpdateFinalizer',
+  resolve: 'CannotResolveReferences',
+  connect: 'CannotConnect',
+  recover: 'CannotRecoverCreate',
+  observe: 'CannotObserveExternal',
+  create: 'CannotCreateExternal',
+  update: 'CannotUpdateExternal',
+  delete: 'CannotDeleteExternal',
+  publish: 'CannotPublishSecret',
+};
+
+/** A condition without type and generation (filled in when status is written). */
+export interface ConditionState {
+  readonly status: ConditionStatus;
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** One reconcile in progress. Mutable: steps update `obj` after each write and push events. */
+export interface Run<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus> {
+  readonly settings: Settings<Spec, Refs, Status>;
+  readonly context: ReconcileContext;
+  readonly now: Date;
+  /** The resource as last read or written (raw spec). */
+  obj: ManagedObject<unknown>;
+  /** The parsed spec, once validated. */
+  spec?: Spec;
+  step: Step;
+  pollIntervalMs: number;
+  /** The Ready condition to write; undefined keeps the stored one. */
+  ready?: ConditionState;
+  /** Normal events to record once status is written. */
+  readonly events: EventInput[];
+}
+
+/** The resource with its parsed spec, as adapters see it. */
+export function view<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
+  run: Run<Spec, Refs, Status>,
+): ManagedObject<Spec> {
+  if (run.spec === undefined)
+    throw new Error('cannot hand the resource to the adapter: its spec was not validated');
+  return { ...run.obj, spec: run.spec };
+}
+
+const genericStatusKeys = new Set(['id', 'observedGeneration', 'conditions', 'lastHandledReconcileAt']);
+
+/** What a finished reconcile knows besides conditions. */
+export interface StatusParts {
+  readonly id?: string;
+  /** Replaces the previous adapter fields when given; otherwise they are kept. */
+  readonly adapterStatus?: AdapterStatus;
+}
+
+/** The whole desired status: adapter fields, then the generic ones (which win on a clash). */
+export function composeStatus(
+  previous: ManagedStatus,
+  parts: StatusParts & { generation?: number; conditions: ManagedStatus['conditions']; handledAt?: string },
+): ManagedStatus {
+  const adapterFields = parts.adapterStatus ?? previous;
+  const status: ManagedStatus = {};
+  for (const [key, value] of Object.entries(adapterFields)) {
+    if (!genericStatusKeys.has(key) && value !== undefined) status[key] = value;
+  }
+  const id = parts.id ?? previous.id;
+  if (id !== undefined) status.id = id;
+  if (parts.generation !== undefined) status.observedGeneration = parts.generation;
+  status.conditions = parts.conditions;
+  const handledAt = parts.handledAt ?? previous.lastHandledReconcileAt;
+  if (handledAt !== undefined) status.lastHandledReconcileAt = handledAt;
+  return status;
+}
+
+const notYetReady: ConditionState = {
+  status: 'False',
+  reason: Reasons.Unavailable,
+  message: 'the external object is not available: see the Synced condition',
+};
+
+/**
+ * Writes status with `synced` (and `run.ready`, or the stored Ready, or "not available yet")
+ * when anything changed, then records `run.events` plus `warning` (only when Synced changed, so
+ * a repeated failure is reported once). Returns whether the Synced condition changed.
+ */
+export async function finish<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
+  run: Run<Spec, Refs, Status>,
+  synced: ConditionState,
+  parts: StatusParts = {},
+  warning?: EventInput,
+): Promise<boolean> {
+  const previous = run.obj.status ?? {};
+  const generation = run.obj.metadata.generation;
+  const condition = (type: string, state: ConditionState): ConditionInput => ({
+    type,
+    ...state,
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+  });
+  const storedReady = getCondition(previous.conditions, CONDITION_READY);
+  let conditions = previous.conditions;
+  if (run.ready || !storedReady)
+    conditions = setCondition(conditions, condition(CONDITION_READY, run.ready ?? notYetReady), run.now);
+  const syncedCondition = condition(CONDITION_SYNCED, synced);
+  const syncedChanged = !sameCondition(getCondition(previous.conditions, CONDITION_SYNCED), syncedCondition);
+  conditions = setCondition(conditions, syncedCondition, run.now);
+  const handledAt = getAnnotation(run.obj, ANNOTATION_RECONCILE_REQUESTED_AT);
+  const desired = composeStatus(previous, {
+    ...parts,
+    generation,
+    conditions,
+    ...(handledAt ? { handledAt } : {}),
+  });
+  const { object } = await patchStatusIfChanged(run.settings.patcher, run.obj, desired);
+  run.obj = object;
+  const events = syncedChanged && warning ? [...run.events, warning] : run.events;
+  for (const event of events) {
+    if (event.type === 'Normal') run.context.log.info({ event: event.reason }, event.message);
+    await run.settings.events.record(run.obj, event);
+  }
+  return syncedChanged;
+}

@@ -1,0 +1,154 @@
+/**
+ * The main path of a managed reconcile for a resource that is not being deleted: finalizer,
+ * references, observe, create or update, output Secrets, Ready. Each step sets `run.step` so a
+ * failure is reported with the right action and event reason.
+ */
+import { Reasons } from '../runtime/conditions.ts';
+import { WaitingError } from '../runtime/errors.ts';
+import { ensureFinalizer } from '../runtime/finalizers.ts';
+import { ANNOTATION_CREATE_PENDING, ANNOTATION_EXTERNAL_ID, getAnnotation } from '../runtime/object-meta.ts';
+import { createExternal, persistExternalId, recoverInterruptedCreate, type ExternalState } from './create.ts';
+import type {
+  AdapterStatus,
+  ExternalClient,
+  ExternalContext,
+  ManagedSpecFields,
+  Observation,
+  SecretOutputs,
+} from './external-client.ts';
+import { view, type ConditionState, type Run } from './run.ts';
+import { isObserveOnly } from './spec.ts';
+
+type Exists<Status extends AdapterStatus> = Extract<Observation<Status>, { exists: true }>;
+
+/** Resolves references and connects; shared with deletion. */
+export async function connect<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
+  run: Run<Spec, Refs, Status>,
+  deleting: boolean,
+): Promise<{ client: ExternalClient<Spec, Refs, Status>; context: ExternalContext<Refs> }> {
+  const { adapter, waitRequeueMs } = run.settings;
+  const { signal, log } = run.context;
+  run.step = 'resolve';
+  const references = adapter.resolveReferences
+    ? await adapter.resolveReferences(view(run), { deleting, waitRequeueMs, signal, log })
+    : (undefined as Refs);
+  run.step = 'connect';
+  const externalId = getAnnotation(run.obj, ANNOTATION_EXTERNAL_ID);
+  const context: ExternalContext<Refs> = { references, signal, log, ...(externalId ? { externalId } : {}) };
+  return { client: await adapter.connect(view(run), context), context };
+}
+
+async function whenMissing<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
+  run: Run<Spec, Refs, Status>,
+  client: ExternalClient<Spec, Refs, Status>,
+  context: ExternalContext<Refs>,
+): Promise<ExternalState<Status>> {
+  if (isObserveOnly(run.spec)) {
+    run.ready = {
+      status: 'False',
+      reason: Reasons.Unavailable,
+      message: 'the external object does not exist',
+    };
+    const which = context.externalId
+      ? `external object ${context.externalId} does not exist`
+      : `no external object matches this resource: set the ${ANNOTATION_EXTERNAL_ID} annotation to the id of an existing one`;
+    throw new WaitingError(
+      'NotFound',
+      `${which} (managementPolicy ObserveOnly never creates it)`,
+      run.pollIntervalMs,
+    );
+  }
+  return createExternal(run, client, context, context.externalId);
+}
+
+async function whenExists<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
+  run: Run<Spec, Refs, Status>,
+  client: ExternalClient<Spec, Refs, Status>,
+  context: ExternalContext<Refs>,
+  observation: Exists<Status>,
+): Promise<ExternalState<Status>> {
+  const id = observation.externalId ?? context.externalId;
+  if (!id) throw new Error('cannot observe external object: the adapter found an object but returned no id');
+  if (id !== context.externalId) {
+    await persistExternalId(run, id);
+    run.events.push({
+      type: 'Normal',
+      reason: 'AdoptedExternal',
+      message: `adopted external object ${id} found by its natural key`,
+    });
+  } else if (run.obj.status?.id !== id && !run.events.some((event) => event.reason === 'AdoptedExternal')) {
+    run.events.push({ type: 'Normal', reason: 'AdoptedExternal', message: `adopted external object ${id}` });
+  }
+  if (observation.upToDate || isObserveOnly(run.spec)) {
+    return { id, status: observation.status, secretData: observation.secretData };
+  }
+  run.step = 'update';
+  const update = await client.update(view(run), { ...context, externalId: id });
+  const what = observation.diff ? `: ${observation.diff}` : '';
+  run.events.push({
+    type: 'Normal',
+    reason: 'UpdatedExternal',
+    message: `updated external object ${id}${what}`,
+  });
+  return {
+    id,
+    status: update.status ?? observation.status,
+    secretData: update.secretData ?? observation.secretData,
+  };
+}
+
+async function publish<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
+  run: Run<Spec, Refs, Status>,
+  outputs: SecretOutputs | undefined,
+): Promise<void> {
+  run.step = 'publish';
+  for (const output of outputs ?? []) {
+    const result = await run.settings.secrets.write(run.obj, output);
+    if (result !== 'unchanged') {
+      run.events.push({
+        type: 'Normal',
+        reason: 'PublishedSecret',
+        message: `${result} Secret ${output.name}`,
+      });
+    }
+  }
+}
+
+function readiness<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
+  run: Run<Spec, Refs, Status>,
+  client: ExternalClient<Spec, Refs, Status>,
+  status: Status | undefined,
+): ConditionState {
+  const notReady = client.readyCheck?.(view(run), status);
+  if (notReady) return { status: 'False', ...notReady };
+  return { status: 'True', reason: Reasons.Available, message: 'the external object is available' };
+}
+
+/**
+ * Brings the external object in line with the spec and returns what status should record.
+ * Throws on failure (classified by the caller).
+ */
+export async function syncExternal<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
+  run: Run<Spec, Refs, Status>,
+): Promise<ExternalState<Status>> {
+  const observeOnly = isObserveOnly(run.spec);
+  if (!observeOnly) {
+    run.step = 'finalize';
+    // Before anything can exist in the service, so deletion is never missed.
+    run.obj = await ensureFinalizer(run.settings.patcher, run.obj);
+  }
+  const { client, context: initial } = await connect(run, false);
+  let context = initial;
+  if (!context.externalId && getAnnotation(run.obj, ANNOTATION_CREATE_PENDING) && !observeOnly) {
+    const adopted = await recoverInterruptedCreate(run, client, context);
+    if (adopted) context = { ...context, externalId: adopted };
+  }
+  run.step = 'observe';
+  const observation = await client.observe(view(run), context);
+  const state = observation.exists
+    ? await whenExists(run, client, context, observation)
+    : await whenMissing(run, client, context);
+  await publish(run, state.secretData);
+  run.ready = readiness(run, client, state.status);
+  return state;
+}
