@@ -1,0 +1,89 @@
+/**
+ * Turning informer events into reconcile requests: which keys to enqueue when an object of a
+ * watched kind changes, and which updates are worth a reconcile at all.
+ */
+import type { Informer, KubeObject } from './informer.ts';
+import type { Request } from './reconcile.ts';
+
+/** Maps a changed object to the requests to enqueue. */
+export type RequestMapper<T> = (obj: T) => readonly Request[];
+
+/** Decides whether an update (new, old) should enqueue; adds and deletes always do. */
+export type UpdatePredicate<T> = (obj: T, old: T) => boolean;
+
+/** The object itself (for the controller's own kind). */
+export function requestForObject(obj: KubeObject): Request[] {
+  const name = obj.metadata?.name;
+  if (!name) return [];
+  return [{ namespace: obj.metadata?.namespace, name }];
+}
+
+/** API group of an `apiVersion` (`''` for `v1`). */
+function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+/**
+ * The controlling owner of the object, when it is of `kind` in `group` (e.g. a Secret written for
+ * a Project). Owners live in the object's namespace (owner references cannot cross namespaces).
+ */
+export function requestsForOwner(owner: {
+  readonly group: string;
+  readonly kind: string;
+}): RequestMapper<KubeObject> {
+  return (obj) => {
+    const refs = obj.metadata?.ownerReferences ?? [];
+    return refs
+      .filter(
+        (ref) =>
+          ref.controller === true && ref.kind === owner.kind && groupOf(ref.apiVersion) === owner.group,
+      )
+      .map((ref) => ({ namespace: obj.metadata?.namespace, name: ref.name }));
+  };
+}
+
+/**
+ * Objects of `primary` whose index `indexName` contains `valueOf(obj)` (default: the changed
+ * object's `namespace/name`), e.g. every Connection referencing a changed Secret.
+ */
+export function requestsFromIndex<P extends KubeObject>(
+  primary: Informer<P>,
+  indexName: string,
+  valueOf: (obj: KubeObject) => string = indexKey,
+): RequestMapper<KubeObject> {
+  return (obj) => primary.byIndex(indexName, valueOf(obj)).flatMap(requestForObject);
+}
+
+/** `namespace/name` of an object: the value reference indexes should emit. */
+export function indexKey(obj: KubeObject): string {
+  const ns = obj.metadata?.namespace;
+  const name = obj.metadata?.name ?? '';
+  return ns ? `${ns}/${name}` : name;
+}
+
+/**
+ * Passes updates that may need action: spec changes (`generation`), and changes to labels,
+ * annotations, finalizers or deletion. Status-only updates, including the ones the controller
+ * writes itself, are dropped, so writing status does not trigger another service round-trip.
+ * For kinds without `generation` (Secrets), any change to `data` or type counts too.
+ */
+export const ignoreStatusOnlyUpdates: UpdatePredicate<KubeObject> = (obj, old) => {
+  const a = obj.metadata ?? {};
+  const b = old.metadata ?? {};
+  if (a.generation !== b.generation) return true;
+  if (a.deletionTimestamp !== b.deletionTimestamp) return true;
+  if (!sameJson(a.labels, b.labels) || !sameJson(a.annotations, b.annotations)) return true;
+  if (!sameJson(a.finalizers, b.finalizers)) return true;
+  if (a.generation === undefined) return !sameJson(payloadOf(obj), payloadOf(old));
+  return false;
+};
+
+function payloadOf(obj: KubeObject): unknown {
+  const { data, stringData, type } = obj as { data?: unknown; stringData?: unknown; type?: unknown };
+  return { data, stringData, type };
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}

@@ -1,0 +1,193 @@
+/**
+ * Prometheus metrics of one manager, in its own `Registry` (never prom-client's global one, so
+ * tests and several managers in one process do not collide).
+ *
+ * | metric                                        | type      | labels                      |
+ * |-----------------------------------------------|-----------|-----------------------------|
+ * | coffer_reconcile_total                        | counter   | controller, kind, result    |
+ * | coffer_reconcile_duration_seconds             | histogram | controller, kind            |
+ * | coffer_workqueue_depth                        | gauge     | name                        |
+ * | coffer_workqueue_queue_duration_seconds       | histogram | name                        |
+ * | coffer_workqueue_adds_total                   | counter   | name                        |
+ * | coffer_workqueue_retries_total                | counter   | name                        |
+ * | coffer_informer_restarts_total                | counter   | informer                    |
+ * | coffer_informer_synced                        | gauge     | informer                    |
+ * | coffer_service_requests_total                 | counter   | operation, status           |
+ * | coffer_service_request_duration_seconds       | histogram | operation                   |
+ * | coffer_leader_election_status                 | gauge     | name                        |
+ *
+ * `result` is `success`, `requeue_after`, or the error class (`terminal`, `waiting`,
+ * `rate_limited`, `conflict`, `transient`). `status` is the HTTP status, or `error` when no
+ * response arrived.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { startHttpServer, type ListenAddress, type RunningServer } from './http-server.ts';
+import type { WorkQueueHooks } from './work-queue.ts';
+
+/** Outcome label of one reconcile. */
+export type ReconcileResultLabel =
+  'success' | 'requeue_after' | 'terminal' | 'waiting' | 'rate_limited' | 'conflict' | 'transient';
+
+/** One service API call attempt, as reported by the service client's `onRequest` hook. */
+export interface ServiceRequestInfo {
+  readonly operation: string;
+  /** HTTP status; 0 means no response arrived. */
+  readonly status: number;
+  readonly durationMs: number;
+}
+
+export interface OperatorMetricsOptions {
+  /** Also collect Node process metrics (memory, event loop lag, ...). Default true. */
+  readonly processMetrics?: boolean;
+}
+
+const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const waitBuckets = [0.001, 0.01, 0.1, 0.5, 1, 5, 10, 30, 60, 300];
+
+export class OperatorMetrics {
+  readonly registry = new Registry();
+  private readonly reconciles: Counter<'controller' | 'kind' | 'result'>;
+  private readonly reconcileDuration: Histogram<'controller' | 'kind'>;
+  private readonly queueDepth: Gauge<'name'>;
+  private readonly queueWait: Histogram<'name'>;
+  private readonly queueAdds: Counter<'name'>;
+  private readonly queueRetries: Counter<'name'>;
+  private readonly informerRestarts: Counter<'informer'>;
+  private readonly informerSynced: Gauge<'informer'>;
+  private readonly serviceRequests: Counter<'operation' | 'status'>;
+  private readonly serviceDuration: Histogram<'operation'>;
+  private readonly leader: Gauge<'name'>;
+
+  constructor(options: OperatorMetricsOptions = {}) {
+    const registers = [this.registry];
+    this.reconciles = new Counter({
+      name: 'coffer_reconcile_total',
+      help: 'Reconciles by controller, kind and result.',
+      labelNames: ['controller', 'kind', 'result'],
+      registers,
+    });
+    this.reconcileDuration = new Histogram({
+      name: 'coffer_reconcile_duration_seconds',
+      help: 'Time spent in one reconcile.',
+      labelNames: ['controller', 'kind'],
+      buckets: durationBuckets,
+      registers,
+    });
+    this.queueDepth = new Gauge({
+      name: 'coffer_workqueue_depth',
+      help: 'Keys waiting in the work queue.',
+      labelNames: ['name'],
+      registers,
+    });
+    this.queueWait = new Histogram({
+      name: 'coffer_workqueue_queue_duration_seconds',
+      help: 'Time a key waited in the work queue before a worker took it.',
+      labelNames: ['name'],
+      buckets: waitBuckets,
+      registers,
+    });
+    this.queueAdds = new Counter({
+      name: 'coffer_workqueue_adds_total',
+      help: 'Adds to the work queue.',
+      labelNames: ['name'],
+      registers,
+    });
+    this.queueRetries = new Counter({
+      name: 'coffer_workqueue_retries_total',
+      help: 'Rate-limited re-adds (backoff).',
+      labelNames: ['name'],
+      registers,
+    });
+    this.informerRestarts = new Counter({
+      name: 'coffer_informer_restarts_total',
+      help: 'Informer list/watch restarts after an error or a silent watch.',
+      labelNames: ['informer'],
+      registers,
+    });
+    this.informerSynced = new Gauge({
+      name: 'coffer_informer_synced',
+      help: '1 once the informer finished its initial list.',
+      labelNames: ['informer'],
+      registers,
+    });
+    this.serviceRequests = new Counter({
+      name: 'coffer_service_requests_total',
+      help: 'Service API request attempts by operation and HTTP status ("error" when no response).',
+      labelNames: ['operation', 'status'],
+      registers,
+    });
+    this.serviceDuration = new Histogram({
+      name: 'coffer_service_request_duration_seconds',
+      help: 'Service API request attempt latency.',
+      labelNames: ['operation'],
+      buckets: durationBuckets,
+      registers,
+    });
+    this.leader = new Gauge({
+      name: 'coffer_leader_election_status',
+      help: '1 while this replica holds the Lease.',
+      labelNames: ['name'],
+      registers,
+    });
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Records one finished reconcile. */
+  observeReconcile(controller: string, kind: string, result: ReconcileResultLabel, durationMs: number): void {
+    this.reconciles.inc({ controller, kind, result });
+    this.reconcileDuration.observe({ controller, kind }, durationMs / 1000);
+  }
+
+  /** Hooks to pass to a `WorkQueue` named `name` (usually the controller name). */
+  queueHooks(name: string): WorkQueueHooks {
+    // Bind label sets once: these run on every add/get.
+    const depth = this.queueDepth.labels({ name });
+    const wait = this.queueWait.labels({ name });
+    const adds = this.queueAdds.labels({ name });
+    const retries = this.queueRetries.labels({ name });
+    return {
+      depth: (d) => depth.set(d),
+      queueWait: (ms) => wait.observe(ms / 1000),
+      added: () => adds.inc(),
+      retried: () => retries.inc(),
+    };
+  }
+
+  /** Counts one restart of the informer `informer`. */
+  informerRestarted(informer: string): void {
+    this.informerRestarts.inc({ informer });
+  }
+
+  /** Sets whether `informer` has synced. */
+  setInformerSynced(informer: string, synced: boolean): void {
+    this.informerSynced.set({ informer }, synced ? 1 : 0);
+  }
+
+  /** Records one service API attempt; pass this as (or from) the service client's `onRequest`. */
+  readonly serviceRequest = (info: ServiceRequestInfo): void => {
+    const status = info.status > 0 ? String(info.status) : 'error';
+    this.serviceRequests.inc({ operation: info.operation, status });
+    this.serviceDuration.observe({ operation: info.operation }, info.durationMs / 1000);
+  };
+
+  /** Sets the leader gauge for the Lease `name`. */
+  setLeader(name: string, isLeader: boolean): void {
+    this.leader.set({ name }, isLeader ? 1 : 0);
+  }
+
+  /** The exposition text (Prometheus text format). */
+  async text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
+
+/** Serves `GET /metrics` from `metrics` on `address`. */
+export function serveMetrics(metrics: OperatorMetrics, address: ListenAddress): Promise<RunningServer> {
+  return startHttpServer(address, {
+    '/metrics': async () => ({
+      status: 200,
+      body: await metrics.text(),
+      contentType: metrics.registry.contentType,
+    }),
+  });
+}

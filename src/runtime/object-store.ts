@@ -1,0 +1,155 @@
+/**
+ * The informer's local cache: objects by namespace and name, plus secondary indexes.
+ *
+ * Objects are stored as received (no copies); callers must treat them as read-only. An index
+ * maps each object to zero or more string values (e.g. the names of Secrets it references), and
+ * `byIndex` answers "which objects have this value" without scanning the store.
+ */
+import type { KubeObject } from './list-watch.ts';
+
+/** Computes the index values of an object; must be pure and must not throw. */
+export type IndexFunc<T> = (obj: T) => readonly string[];
+
+/** What `upsert` did. */
+export type UpsertOutcome<T> = { kind: 'added' } | { kind: 'updated'; old: T } | { kind: 'unchanged' };
+
+interface Index<T> {
+  readonly fn: IndexFunc<T>;
+  /** value → keys of the objects with that value. */
+  readonly byValue: Map<string, Set<string>>;
+  /** key → values the object was indexed under (to unindex it later). */
+  readonly byKey: Map<string, readonly string[]>;
+}
+
+/** `namespace/name`, or `name` for cluster-scoped objects (the work-queue key format). */
+export function objectKey(obj: KubeObject): string {
+  const ns = obj.metadata?.namespace;
+  const name = obj.metadata?.name ?? '';
+  return ns ? `${ns}/${name}` : name;
+}
+
+export class ObjectStore<T extends KubeObject> {
+  /** namespace ('' for cluster-scoped) → name → object. */
+  private readonly objects = new Map<string, Map<string, T>>();
+  private readonly indexes = new Map<string, Index<T>>();
+  private count = 0;
+
+  /** Number of objects held. */
+  get size(): number {
+    return this.count;
+  }
+
+  get(namespace: string | undefined, name: string): T | undefined {
+    return this.objects.get(namespace ?? '')?.get(name);
+  }
+
+  /** All objects, or those of one namespace. Returns a new array; the objects are shared. */
+  list(namespace?: string): T[] {
+    if (namespace !== undefined) return [...(this.objects.get(namespace)?.values() ?? [])];
+    const all: T[] = [];
+    for (const byName of this.objects.values()) for (const obj of byName.values()) all.push(obj);
+    return all;
+  }
+
+  /** Registers an index and indexes the objects already held. Re-adding a name replaces it. */
+  addIndex(name: string, fn: IndexFunc<T>): void {
+    const index: Index<T> = { fn, byValue: new Map(), byKey: new Map() };
+    this.indexes.set(name, index);
+    for (const obj of this.list()) this.indexInto(index, objectKey(obj), obj);
+  }
+
+  /** Objects whose index `name` contains `value`. Throws when the index does not exist. */
+  byIndex(name: string, value: string): T[] {
+    const keys = this.requireIndex(name).byValue.get(value);
+    if (!keys) return [];
+    const out: T[] = [];
+    for (const key of keys) {
+      const obj = this.getByKey(key);
+      if (obj) out.push(obj);
+    }
+    return out;
+  }
+
+  /** Stores `obj`, unless the stored copy has the same resourceVersion. */
+  upsert(obj: T): UpsertOutcome<T> {
+    const name = obj.metadata?.name ?? '';
+    const byName = this.namespaceMap(obj.metadata?.namespace ?? '');
+    const old = byName.get(name);
+    if (old && old.metadata?.resourceVersion === obj.metadata?.resourceVersion) return { kind: 'unchanged' };
+    byName.set(name, obj);
+    if (!old) this.count++;
+    const key = objectKey(obj);
+    for (const index of this.indexes.values()) {
+      this.unindex(index, key);
+      this.indexInto(index, key, obj);
+    }
+    return old ? { kind: 'updated', old } : { kind: 'added' };
+  }
+
+  /** Removes the object at `namespace/name`; returns what was stored, if anything. */
+  remove(namespace: string | undefined, name: string): T | undefined {
+    const ns = namespace ?? '';
+    const byName = this.objects.get(ns);
+    const old = byName?.get(name);
+    if (!byName || !old) return undefined;
+    byName.delete(name);
+    if (byName.size === 0) this.objects.delete(ns);
+    this.count--;
+    const key = objectKey(old);
+    for (const index of this.indexes.values()) this.unindex(index, key);
+    return old;
+  }
+
+  /**
+   * Objects held in `scope` (one namespace, or everything when undefined) whose keys are not in
+   * `keep`: what a relist must report as deleted.
+   */
+  missingFrom(scope: string | undefined, keep: ReadonlySet<string>): T[] {
+    return this.list(scope).filter((obj) => !keep.has(objectKey(obj)));
+  }
+
+  private namespaceMap(ns: string): Map<string, T> {
+    let byName = this.objects.get(ns);
+    if (!byName) {
+      byName = new Map();
+      this.objects.set(ns, byName);
+    }
+    return byName;
+  }
+
+  private getByKey(key: string): T | undefined {
+    const slash = key.indexOf('/');
+    return slash < 0 ? this.get(undefined, key) : this.get(key.slice(0, slash), key.slice(slash + 1));
+  }
+
+  private requireIndex(name: string): Index<T> {
+    const index = this.indexes.get(name);
+    if (!index) throw new Error(`cannot query index ${name}: no such index`);
+    return index;
+  }
+
+  private indexInto(index: Index<T>, key: string, obj: T): void {
+    const values = [...new Set(index.fn(obj))];
+    if (values.length === 0) return;
+    index.byKey.set(key, values);
+    for (const value of values) {
+      let keys = index.byValue.get(value);
+      if (!keys) {
+        keys = new Set();
+        index.byValue.set(value, keys);
+      }
+      keys.add(key);
+    }
+  }
+
+  private unindex(index: Index<T>, key: string): void {
+    const values = index.byKey.get(key);
+    if (!values) return;
+    index.byKey.delete(key);
+    for (const value of values) {
+      const keys = index.byValue.get(value);
+      keys?.delete(key);
+      if (keys?.size === 0) index.byValue.delete(value);
+    }
+  }
+}
