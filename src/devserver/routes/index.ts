@@ -1,0 +1,35 @@
+/**
+ * Every API route of the devserver, assembled from the route modules.
+ */
+import type { DevApp } from '../app.ts';
+import type { RouteDef } from '../http/types.ts';
+import { authMethodRoutes } from './auth/auth-methods.ts';
+import { tokenRoutes } from './auth/tokens.ts';
+import { universalAuthRoutes } from './auth/universal-auth.ts';
+import { bootstrapRoutes } from './bootstrap.ts';
+import { environmentRoutes } from './environments.ts';
+import { identityRoutes } from './identities.ts';
+import { integrationRoutes } from './integrations.ts';
+import { membershipRoutes } from './memberships.ts';
+import { privilegeRoutes } from './privileges.ts';
+import { projectRoutes } from './projects.ts';
+import { roleRoutes } from './roles.ts';
+import { templateRoutes } from './templates.ts';
+
+/** All service API routes (health and admin routes are separate). */
+export function apiRoutes(app: DevApp): RouteDef[] {
+  return [
+    ...bootstrapRoutes(app),
+    ...identityRoutes(app),
+    ...authMethodRoutes(app),
+    ...universalAuthRoutes(app),
+    ...tokenRoutes(app),
+    ...projectRoutes(app),
+    ...environmentRoutes(app),
+    ...membershipRoutes(app),
+    ...privilegeRoutes(app),
+    ...roleRoutes(app),
+    ...templateRoutes(app),
+    ...integrationRoutes(app),
+  ];
+}
