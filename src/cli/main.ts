@@ -10,6 +10,10 @@ interface Subcommand {
 }
 
 const subcommands: Record<string, Subcommand> = {
+  devserver: {
+    summary: 'run the API-compatible local service',
+    run: async (args) => (await import('./devserver.ts')).runDevServer(args),
+  },
   version: {
     summary: 'print the version',
     run: () => {
