@@ -3,7 +3,7 @@
 #
 #   npm run test:e2e:kind
 #
-# Runs where Docker (with a running daemon), kind and kubectl are installed; helm is taken from
+# Runs where Docker (with a running daemon), kind and kubectl >= 1.31 are installed; helm is taken from
 # PATH or from the cache of `npm run control-plane:install`. It cannot run on machines without a
 # container engine (such as the CI sandbox of this repository), and it says so and exits 1.
 #
@@ -17,7 +17,7 @@
 # Environment (all optional):
 #   COFFER_E2E_CLUSTER           kind cluster name (default coffer-e2e)
 #   COFFER_E2E_IMAGE             image to build and load (default coffer:e2e)
-#   COFFER_E2E_NAMESPACE         namespace for the samples (default coffer-e2e)
+#   COFFER_E2E_DEVSERVER_NS      namespace of the devserver (default coffer-devserver)
 #   COFFER_E2E_TIMEOUT           wait timeout per step (default 300s)
 #   COFFER_E2E_KIND_NODE_IMAGE   kindest/node image, to pin the Kubernetes version
 #   COFFER_E2E_DEVSERVER_ARGS    flags of `coffer devserver` (default: listen on 0.0.0.0:8080)
@@ -27,7 +27,10 @@ set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cluster=${COFFER_E2E_CLUSTER:-coffer-e2e}
 image=${COFFER_E2E_IMAGE:-coffer:e2e}
-namespace=${COFFER_E2E_NAMESPACE:-coffer-e2e}
+devserver_ns=${COFFER_E2E_DEVSERVER_NS:-coffer-devserver}
+# The samples live in "default": the sample ClusterConnection allows that namespace and reads its
+# token Secret there.
+namespace=default
 timeout=${COFFER_E2E_TIMEOUT:-300s}
 devserver_args=${COFFER_E2E_DEVSERVER_ARGS:---host=0.0.0.0 --port=8080}
 release=coffer
@@ -108,10 +111,10 @@ kubectl wait --for=condition=Established crd --all --timeout "$timeout"
 kubectl -n "$release_ns" rollout status "deployment/$release" --timeout "$timeout"
 
 # --- the service: a devserver from the same image -----------------------------------------------
-log "starting the devserver in $namespace"
-kubectl create namespace "$namespace"
+log "starting the devserver in $devserver_ns"
+kubectl create namespace "$devserver_ns"
 devserver_args_yaml=$(printf '"%s", ' devserver $devserver_args)
-kubectl -n "$namespace" apply -f - <<YAML
+kubectl -n "$devserver_ns" apply -f - <<YAML
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -149,24 +152,36 @@ spec:
   selector: { app: coffer-devserver }
   ports: [{ name: http, port: 8080, targetPort: http }]
 YAML
-kubectl -n "$namespace" rollout status deployment/coffer-devserver --timeout "$timeout"
-service_url="http://coffer-devserver.$namespace.svc.cluster.local:8080"
+kubectl -n "$devserver_ns" rollout status deployment/coffer-devserver --timeout "$timeout"
+service_url="http://coffer-devserver.$devserver_ns.svc.cluster.local:8080"
 
 # --- samples ------------------------------------------------------------------------------------
-# The samples name the service as http://localhost:8080 (what the sandbox uses); in the cluster
-# the operator reaches the devserver through its Service instead.
-log "applying config/samples (service $service_url)"
-mkdir -p "$workdir/samples"
+# The samples name the service http://127.0.0.1:8080 (the sandbox's devserver); in the cluster the
+# operator reaches the devserver through its Service instead.
+samples="$workdir/samples"
+mkdir -p "$samples"
 for file in "$repo"/config/samples/*.yaml; do
-  sed "s#http://localhost:8080#$service_url#g" "$file" >"$workdir/samples/$(basename "$file")"
+  sed "s#http://127.0.0.1:8080#$service_url#g" "$file" >"$samples/$(basename "$file")"
 done
-rm -f "$workdir/samples/kustomization.yaml"
-applied=$(kubectl -n "$namespace" apply -f "$workdir/samples" -o name)
+
+# Like the sandbox: bootstrap the fresh devserver first; the Bootstrap creates the Connection
+# "coffer" (and its token Secret) that every other sample uses.
+log "bootstrapping the devserver ($service_url)"
+applied=$(kubectl -n "$namespace" apply -f "$samples/bootstrap.yaml" -o name)
+kubectl -n "$namespace" wait --for=condition=Ready bootstrap.coffer.dev/coffer --timeout "$timeout"
+kubectl -n "$namespace" wait --for=create connection.coffer.dev/coffer --timeout "$timeout"
+kubectl -n "$namespace" wait --for=condition=Ready connection.coffer.dev/coffer --timeout "$timeout"
+
+# Then the samples' kustomization (it leaves out integration.yaml, which needs real AWS
+# credentials, and the two alternative ways to get the Connection).
+log "applying config/samples"
+applied+=$'\n'$(kubectl -n "$namespace" apply -k "$samples" -o name)
 printf '%s\n' "$applied"
-objects=$(printf '%s\n' "$applied" | grep '\.coffer\.dev/' || true)
-[ -n "$objects" ] || die "config/samples created no coffer.dev objects"
+objects=$(printf '%s\n' "$applied" | grep '\.coffer\.dev/' | sort -u || true)
+[ "$(printf '%s\n' "$objects" | wc -l)" -gt 5 ] || die "config/samples created too few coffer.dev objects: $objects"
 
 log "waiting for Ready on every coffer.dev object (timeout $timeout)"
+# Cluster-scoped objects (ClusterConnection, ProjectTemplate) ignore the namespace flag.
 # shellcheck disable=SC2086 # one argument per object name
 kubectl -n "$namespace" wait --for=condition=Ready $objects --timeout "$timeout"
 kubectl get "$(kubectl api-resources --api-group=coffer.dev -o name | paste -sd, -)" -A -o wide

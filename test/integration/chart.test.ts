@@ -197,11 +197,12 @@ describe('Helm chart charts/coffer', () => {
       expect(byResource.get('configmaps')).toEqual(['get', 'list', 'watch']);
       expect(byResource.get('namespaces')).toEqual(['get', 'list', 'watch']);
       expect(resourcesOf(role.rules).filter((r) => !r.includes('/'))).toHaveLength(12 + 4);
-      // No create/delete on coffer.dev objects and no wildcard anywhere.
+      // No delete on coffer.dev objects, create only on Connections (Bootstrap), no wildcard.
       const verbs = (role.rules ?? []).flatMap((r) => r.verbs);
       expect(verbs).not.toContain('*');
-      for (const rule of role.rules ?? []) {
-        if (rule.apiGroups?.includes('coffer.dev')) expect(rule.verbs).not.toContain('delete');
+      for (const rule of (role.rules ?? []).filter((r) => r.apiGroups?.includes('coffer.dev'))) {
+        expect(rule.verbs).not.toContain('delete');
+        if (rule.verbs.includes('create')) expect(rule.resources).toEqual(['connections']);
       }
       const binding = only<KubernetesObject & { subjects: unknown[] }>(objects, 'ClusterRoleBinding');
       expect(binding.subjects).toEqual([
@@ -279,6 +280,7 @@ describe('Helm chart charts/coffer', () => {
         expect.arrayContaining(['projects', 'projects/status', 'secrets', 'configmaps', 'events']),
       );
       expect(resources).not.toContain('clusterconnections');
+      expect(resources).not.toContain('projecttemplates');
       expect(resources).not.toContain('namespaces');
     }
     const bindings = objects.filter((o) => o.kind === 'RoleBinding' && o.metadata?.name === 'coffer-manager');
@@ -292,8 +294,17 @@ describe('Helm chart charts/coffer', () => {
       'clusterconnections/finalizers',
       'clusterconnections/status',
       'namespaces',
+      'projecttemplates',
+      'projecttemplates/finalizers',
+      'projecttemplates/status',
     ]);
     only(objects, 'ClusterRoleBinding', 'coffer-cluster');
+    // Events about cluster-scoped objects land in "default": only that is granted there.
+    const events = only<V1Role>(objects, 'Role', 'coffer-cluster-events');
+    expect(events.metadata?.namespace).toBe('default');
+    expect(events.rules).toEqual([{ apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] }]);
+    const withDefault = render('ops', ['watchNamespaces={default}']);
+    expect(withDefault.some((o) => o.metadata?.name === 'coffer-cluster-events')).toBe(false);
   });
 
   it.each([

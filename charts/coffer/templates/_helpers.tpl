@@ -89,8 +89,7 @@ Namespace of the leader-election Lease.
 {{- end }}
 
 {{/*
-The coffer.dev kinds that live in a namespace (plural resource names). ClusterConnection is
-the only cluster-scoped kind and is handled apart in namespaced mode.
+The coffer.dev kinds that live in a namespace (plural resource names).
 */}}
 {{- define "coffer.namespacedResources" -}}
 - additionalprivileges
@@ -102,8 +101,15 @@ the only cluster-scoped kind and is handled apart in namespaced mode.
 - integrations
 - projectroles
 - projects
-- projecttemplates
 - secretbatches
+{{- end }}
+
+{{/*
+The cluster-scoped coffer.dev kinds; in namespaced mode only these are granted cluster-wide.
+*/}}
+{{- define "coffer.clusterScopedResources" -}}
+- clusterconnections
+- projecttemplates
 {{- end }}
 
 {{/*
@@ -114,7 +120,7 @@ The rules the operator needs on coffer.dev resources, for a list of plural resou
 {{- $resources := . | fromYamlArray }}
 # Read and watch every resource to reconcile it; update/patch to add and remove the
 # coffer.dev/finalizer and to record the coffer.dev/external-id and create-pending annotations.
-# No create or delete: these objects belong to their users.
+# No delete: these objects belong to their users.
 - apiGroups: ["coffer.dev"]
   resources:
   {{- range $resources }}
@@ -137,6 +143,17 @@ The rules the operator needs on coffer.dev resources, for a list of plural resou
     - {{ . }}/finalizers
   {{- end }}
   verbs: ["update"]
+{{- end }}
+
+{{/*
+Rules that only the namespaced kinds need, on top of coffer.cofferRules.
+*/}}
+{{- define "coffer.namespacedExtraRules" -}}
+# Connections: a Bootstrap with createConnection: true creates the Connection it produces (owned
+# by the Bootstrap, so garbage collection removes it). Create only on this one kind.
+- apiGroups: ["coffer.dev"]
+  resources: ["connections"]
+  verbs: ["create"]
 {{- end }}
 
 {{/*
@@ -180,6 +197,17 @@ Leader-election rules, granted by a Role in the Lease's namespace.
   resources: ["leases"]
   verbs: ["get", "create", "update"]
 # Events: announce leadership changes next to the Lease.
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["create", "patch"]
+{{- end }}
+
+{{/*
+Events about cluster-scoped objects (ClusterConnection, ProjectTemplate) are recorded in the
+"default" namespace, as Kubernetes does for objects without a namespace.
+*/}}
+{{- define "coffer.clusterEventRules" -}}
+# Events: record what happened on ClusterConnections and ProjectTemplates.
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["create", "patch"]
