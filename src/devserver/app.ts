@@ -3,25 +3,19 @@
  * id generation and the change notification that drives persistence.
  */
 import { randomUUID } from 'node:crypto';
+import { EventHub } from './domain/event-hub.ts';
+import { SecretStore, type SecretStoreState } from './domain/secret-store.ts';
 import type { StateData } from './state/types.ts';
 
-/** What the routes need from the secret store (folders and secrets per project environment). */
-export interface SecretStoreHooks {
-  createEnvironment(projectId: string, envSlug: string): void;
-  renameEnvironment(projectId: string, from: string, to: string): void;
-  deleteEnvironment(projectId: string, envSlug: string): void;
-  deleteProject(projectId: string): void;
-  toJSON(): unknown;
-}
-
-/** What the routes need from the event hub. */
-export interface EventHubHooks {
-  closeProject(projectId: string): void;
-  closeAll(): void;
+function isStoreState(value: unknown): value is SecretStoreState {
+  return (
+    typeof value === 'object' && value !== null && Array.isArray((value as SecretStoreState).environments)
+  );
 }
 
 export interface DevAppOptions {
   state: StateData;
+  /** Secret-store JSON from a snapshot, if any. */
   secrets: unknown;
   now: () => number;
   onChange: () => void;
@@ -30,8 +24,10 @@ export interface DevAppOptions {
 /** Shared context for route handlers. */
 export class DevApp {
   state: StateData;
-  readonly secrets: SecretStoreHooks;
-  readonly events: EventHubHooks;
+  /** Folders and secrets of every project environment. */
+  readonly secrets: SecretStore;
+  /** Open project event streams. */
+  readonly events: EventHub;
   private readonly clock: () => number;
   private readonly onChange: () => void;
 
@@ -39,18 +35,15 @@ export class DevApp {
     this.state = options.state;
     this.clock = options.now;
     this.onChange = options.onChange;
-    this.secrets = {
-      createEnvironment: () => undefined,
-      renameEnvironment: () => undefined,
-      deleteEnvironment: () => undefined,
-      deleteProject: () => undefined,
-      toJSON: () => undefined,
-    };
-    this.events = { closeProject: () => undefined, closeAll: () => undefined };
+    const storeOptions = { now: () => new Date(this.clock()) };
+    this.secrets = isStoreState(options.secrets)
+      ? SecretStore.fromJSON(options.secrets, storeOptions)
+      : new SecretStore(storeOptions);
+    this.events = new EventHub({ now: this.clock });
   }
 
   /** JSON of the secret store, for persistence. */
-  secretsSnapshot(): unknown {
+  secretsSnapshot(): SecretStoreState {
     return this.secrets.toJSON();
   }
 

@@ -33,7 +33,7 @@ export function insertEnvironment(
     updatedAt: now,
   };
   app.state.environments[env.id] = env;
-  app.secrets.createEnvironment(projectId, env.slug);
+  app.secrets.addEnvironment({ projectId, environment: env.slug }, env.id);
   app.changed();
   return env;
 }
@@ -50,14 +50,14 @@ export function moveEnvironment(app: DevApp, env: EnvironmentRecord, position: n
 
 /** Renames an environment's slug, carrying its folders and secrets along. */
 export function renameEnvironment(app: DevApp, env: EnvironmentRecord, slug: string): void {
-  app.secrets.renameEnvironment(env.projectId, env.slug, slug);
+  app.secrets.renameEnvironment({ projectId: env.projectId, environment: env.slug }, slug);
   env.slug = slug;
 }
 
 /** Removes an environment and its folders and secrets. */
 export function removeEnvironment(app: DevApp, env: EnvironmentRecord): void {
   delete app.state.environments[env.id];
-  app.secrets.deleteEnvironment(env.projectId, env.slug);
+  app.secrets.removeEnvironment({ projectId: env.projectId, environment: env.slug });
   for (const integration of Object.values(app.state.integrations)) {
     if (integration.envId === env.id) delete app.state.integrations[integration.id];
   }

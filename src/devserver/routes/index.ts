@@ -8,12 +8,16 @@ import { tokenRoutes } from './auth/tokens.ts';
 import { universalAuthRoutes } from './auth/universal-auth.ts';
 import { bootstrapRoutes } from './bootstrap.ts';
 import { environmentRoutes } from './environments.ts';
+import { eventRoutes } from './events.ts';
+import { folderRoutes } from './folders.ts';
 import { identityRoutes } from './identities.ts';
 import { integrationRoutes } from './integrations.ts';
 import { membershipRoutes } from './memberships.ts';
 import { privilegeRoutes } from './privileges.ts';
 import { projectRoutes } from './projects.ts';
 import { roleRoutes } from './roles.ts';
+import { secretBatchRoutes } from './secrets-batch.ts';
+import { secretRoutes } from './secrets.ts';
 import { templateRoutes } from './templates.ts';
 
 /** All service API routes (health and admin routes are separate). */
@@ -31,5 +35,9 @@ export function apiRoutes(app: DevApp): RouteDef[] {
     ...roleRoutes(app),
     ...templateRoutes(app),
     ...integrationRoutes(app),
+    ...secretRoutes(app),
+    ...secretBatchRoutes(app),
+    ...folderRoutes(app),
+    ...eventRoutes(app),
   ];
 }

@@ -145,7 +145,6 @@ export function deleteProjectCascade(app: DevApp, projectId: string): void {
     s.cas,
   ];
   for (const coll of owned) deleteWhere(coll, (r) => r.projectId === projectId);
-  app.secrets.deleteProject(projectId);
-  app.events.closeProject(projectId);
+  app.secrets.removeProject(projectId);
   app.changed();
 }

@@ -1,0 +1,85 @@
+/**
+ * Folder routes (facts B6) on both paths official clients use: `/api/v2/folders` (project by
+ * `projectId`) and `/api/v1/folders` (project by `workspaceId`, path also as `directory`).
+ * Create is idempotent and creates missing parents; delete removes everything below.
+ * Permissions: `secret-folders` create/read/delete for the environment and parent path.
+ */
+import { z } from 'zod';
+import type { DevApp } from '../app.ts';
+import type { RequestContext, RouteDef } from '../http/types.ts';
+import { requirePathPermission, resolveScope, type SecretScope } from './secret-scope.ts';
+import { normalizeSecretPath } from '../domain/secret-model.ts';
+
+const base = z.object({
+  projectId: z.string().trim().min(1).optional(),
+  workspaceId: z.string().trim().min(1).optional(),
+  environment: z.string().trim().min(1),
+  path: z.string().trim().optional(),
+  directory: z.string().trim().optional(),
+});
+
+const createBody = base.extend({ name: z.string().trim().min(1), description: z.string().nullish() });
+const listQuery = base.extend({ recursive: z.stringbool().default(false) });
+const deleteBody = base.extend({ forceDelete: z.boolean().default(false) });
+
+type Base = z.infer<typeof base>;
+
+function resolve(
+  app: DevApp,
+  ctx: RequestContext,
+  input: Base,
+  action: string,
+): SecretScope & { path: string } {
+  const resolved = resolveScope(app, ctx, {
+    id: input.projectId ?? input.workspaceId,
+    environment: input.environment,
+  });
+  const path = normalizeSecretPath(input.path ?? input.directory);
+  requirePathPermission(resolved.rules, {
+    action,
+    subject: 'secret-folders',
+    environment: input.environment,
+    secretPath: path,
+  });
+  return { ...resolved, path };
+}
+
+function createFolder(app: DevApp, ctx: RequestContext): unknown {
+  const body = createBody.parse(ctx.body ?? {});
+  const { scope, path } = resolve(app, ctx, body, 'create');
+  const folder = app.secrets.createFolder(scope, {
+    name: body.name,
+    path,
+    description: body.description ?? null,
+  });
+  app.changed();
+  return { folder };
+}
+
+function listFolders(app: DevApp, ctx: RequestContext): unknown {
+  const q = listQuery.parse(ctx.query);
+  const { scope, path } = resolve(app, ctx, q, 'read');
+  return { folders: app.secrets.listFolders(scope, { path, recursive: q.recursive }) };
+}
+
+function deleteFolder(app: DevApp, ctx: RequestContext): unknown {
+  const body = deleteBody.parse(ctx.body ?? {});
+  const { scope, path } = resolve(app, ctx, body, 'delete');
+  const folder = app.secrets.deleteFolder(scope, { idOrName: ctx.params.folderIdOrName ?? '', path });
+  app.changed();
+  return { folder };
+}
+
+/** Folder routes under v1 and v2. */
+export function folderRoutes(app: DevApp): RouteDef[] {
+  return ['/api/v1/folders', '/api/v2/folders'].flatMap((prefix): RouteDef[] => [
+    { method: 'POST', path: prefix, bucket: 'secrets', handler: (ctx) => createFolder(app, ctx) },
+    { method: 'GET', path: prefix, bucket: 'secrets', handler: (ctx) => listFolders(app, ctx) },
+    {
+      method: 'DELETE',
+      path: `${prefix}/:folderIdOrName`,
+      bucket: 'secrets',
+      handler: (ctx) => deleteFolder(app, ctx),
+    },
+  ]);
+}
