@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { FakeServiceError } from '../../test/support/test-kind.ts';
+import { ConflictError, TerminalError } from '../runtime/errors.ts';
+import {
+  classifyServiceError,
+  defaultRetryAfterMs,
+  definitelyNotPerformed,
+  describeError,
+  isDeletionProtectionError,
+} from './service-errors.ts';
+
+describe('classifyServiceError', () => {
+  it.each([
+    { reason: 'validation failure', status: 400, errorClass: 'terminal', conditionReason: 'Rejected' },
+    { reason: 'zod issues', status: 422, errorClass: 'terminal', conditionReason: 'Rejected' },
+    { reason: 'bad credentials', status: 401, errorClass: 'waiting', conditionReason: 'Unauthorized' },
+    { reason: 'missing permission', status: 403, errorClass: 'waiting', conditionReason: 'Forbidden' },
+    { reason: 'missing object on write', status: 404, errorClass: 'terminal', conditionReason: 'NotFound' },
+    { reason: 'duplicate', status: 409, errorClass: 'terminal', conditionReason: 'AlreadyExists' },
+    { reason: 'rate limit', status: 429, errorClass: 'rateLimited', conditionReason: 'RateLimited' },
+    { reason: 'server error', status: 500, errorClass: 'transient', conditionReason: 'ServiceUnavailable' },
+    {
+      reason: 'gateway timeout',
+      status: 504,
+      errorClass: 'transient',
+      conditionReason: 'ServiceUnavailable',
+    },
+    { reason: 'no response', status: 0, errorClass: 'transient', conditionReason: 'ServiceUnreachable' },
+  ])('$reason ($status) is $errorClass / $conditionReason', ({ status, errorClass, conditionReason }) => {
+    const classified = classifyServiceError(
+      new FakeServiceError(status, 'nope'),
+      'update external object',
+      60_000,
+    );
+    expect(classified.errorClass).toBe(errorClass);
+    expect(classified.reason).toBe(conditionReason);
+    expect(classified.message.startsWith('cannot update external object: ')).toBe(true);
+  });
+
+  it('uses Retry-After, or a default', () => {
+    expect(classifyServiceError(new FakeServiceError(429, 'slow down', 1_500), 'x', 1)).toMatchObject({
+      retryAfterMs: 1_500,
+    });
+    expect(classifyServiceError(new FakeServiceError(429, 'slow down'), 'x', 1)).toMatchObject({
+      retryAfterMs: defaultRetryAfterMs,
+    });
+  });
+
+  it('passes reconcile errors through and treats unknown errors as transient', () => {
+    const terminal = new TerminalError('Expired', 'gone');
+    expect(classifyServiceError(terminal, 'x', 1)).toBe(terminal);
+    expect(classifyServiceError(new TypeError('boom'), 'observe external object', 1)).toMatchObject({
+      errorClass: 'transient',
+      reason: 'ReconcileError',
+      message: 'cannot observe external object: boom',
+    });
+  });
+
+  it('describes Kubernetes API errors by their Status message only', () => {
+    const kube = Object.assign(new Error('HTTP-Code: 403 Headers: {"date":"..."}'), {
+      code: 403,
+      body: JSON.stringify({ kind: 'Status', message: 'secrets is forbidden' }),
+    });
+    expect(describeError(kube)).toBe('Kubernetes API answered 403: secrets is forbidden');
+  });
+});
+
+describe('definitelyNotPerformed', () => {
+  it.each([
+    { reason: 'a 400', error: new FakeServiceError(400, 'x'), expected: true },
+    { reason: 'a 429', error: new FakeServiceError(429, 'x'), expected: true },
+    { reason: 'a 408 may have been processed', error: new FakeServiceError(408, 'x'), expected: false },
+    { reason: 'a 502 may have been processed', error: new FakeServiceError(502, 'x'), expected: false },
+    { reason: 'no answer may have been processed', error: new FakeServiceError(0, 'x'), expected: false },
+    { reason: 'an adapter refusal', error: new TerminalError('Bad', 'x'), expected: true },
+    { reason: 'a Kubernetes conflict', error: new ConflictError('Conflict', 'x'), expected: false },
+    { reason: 'an unknown error', error: new Error('x'), expected: false },
+  ])('$reason → $expected', ({ error, expected }) => {
+    expect(definitelyNotPerformed(error)).toBe(expected);
+  });
+});
+
+describe('isDeletionProtectionError', () => {
+  it.each([
+    {
+      reason: 'delete protection message',
+      status: 400,
+      message: 'Project has delete protection enabled',
+      expected: true,
+    },
+    {
+      reason: 'deletion protection wording',
+      status: 403,
+      message: 'Identity is protected from deletion',
+      expected: true,
+    },
+    { reason: 'another 400', status: 400, message: 'Role is assigned to 2 memberships', expected: false },
+    {
+      reason: 'a 500 mentioning protection',
+      status: 500,
+      message: 'delete protection failed',
+      expected: false,
+    },
+  ])('$reason → $expected', ({ status, message, expected }) => {
+    expect(isDeletionProtectionError(new FakeServiceError(status, message))).toBe(expected);
+  });
+});

@@ -1,0 +1,230 @@
+// A small managed kind for testing the generic reconciler without a real service: the CRD
+// `widgets.test.coffer.dev` (status subresource), its zod schema, an in-memory "service" holding
+// widgets, and an adapter that talks to it. Used by the reconciler's unit tests (with in-memory
+// Kubernetes fakes) and by the integration tests (with the real API server).
+import { z } from 'zod';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { ExternalClient, ManagedAdapter, ManagedObject } from '../../src/managed/external-client.ts';
+import type { ObjectReader, ResourceKind } from '../../src/managed/kube-objects.ts';
+import { resolveReference, type ReferencedObject } from '../../src/managed/references.ts';
+
+export const widgetResource: ResourceKind = {
+  group: 'test.coffer.dev',
+  version: 'v1',
+  plural: 'widgets',
+  kind: 'Widget',
+  namespaced: true,
+};
+
+export const widgetApiVersion = `${widgetResource.group}/${widgetResource.version}`;
+
+/** Spec of a Widget. `name` is the natural key in the fake service. */
+export const widgetSpecSchema = z.object({
+  name: z.string().min(1).max(40),
+  size: z.int().min(0).max(100).default(1),
+  parentRef: z.object({ name: z.string().min(1) }).optional(),
+  outputSecretName: z.string().min(1).optional(),
+  expired: z.boolean().default(false),
+  deletionPolicy: z.enum(['Delete', 'Orphan']).default('Delete'),
+  managementPolicy: z.enum(['Default', 'ObserveOnly']).default('Default'),
+  pollInterval: z.string().optional(),
+});
+export type WidgetSpec = z.output<typeof widgetSpecSchema>;
+
+export interface WidgetRefs {
+  readonly parentId?: string;
+}
+
+export interface WidgetStatus extends Record<string, unknown> {
+  readonly size: number;
+  readonly parentId?: string;
+}
+
+/** The CRD: loose schemas (the zod schema is what the reconciler validates), status subresource. */
+export const widgetCrd: KubernetesObject & Record<string, unknown> = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: `${widgetResource.plural}.${widgetResource.group}` },
+  spec: {
+    group: widgetResource.group,
+    scope: 'Namespaced',
+    names: { kind: 'Widget', listKind: 'WidgetList', plural: 'widgets', singular: 'widget' },
+    versions: [
+      {
+        name: widgetResource.version,
+        served: true,
+        storage: true,
+        subresources: { status: {} },
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+              status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+            },
+          },
+        },
+      },
+    ],
+  },
+};
+
+/** A Widget manifest. */
+export function widget(
+  namespace: string,
+  name: string,
+  spec: Record<string, unknown>,
+  annotations?: Record<string, string>,
+): ManagedObject<Record<string, unknown>> {
+  return {
+    apiVersion: widgetApiVersion,
+    kind: 'Widget',
+    metadata: { name, namespace, ...(annotations ? { annotations } : {}) },
+    spec,
+  };
+}
+
+/** An error shaped like the service client's (`status`, `serviceMessage`, `retryAfterMs`). */
+export class FakeServiceError extends Error {
+  readonly status: number;
+  readonly serviceMessage: string;
+  readonly retryAfterMs: number | undefined;
+  constructor(status: number, serviceMessage: string, retryAfterMs?: number) {
+    super(`cannot call widgets: service answered ${status}: ${serviceMessage}`);
+    this.status = status;
+    this.serviceMessage = serviceMessage;
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+export interface StoredWidget {
+  name: string;
+  size: number;
+  parentId?: string;
+  deleteProtection?: boolean;
+}
+
+type Operation = 'observe' | 'create' | 'update' | 'delete' | 'find';
+
+/** The in-memory service: widgets by id, a call log, and one-shot injected failures. */
+export class FakeWidgetService {
+  readonly widgets = new Map<string, StoredWidget>();
+  readonly calls: string[] = [];
+  /** A secret the service hands out with every widget (published into the output Secret). */
+  readonly token = 'widget-token-value-3f9a';
+  private readonly failures = new Map<Operation, Error[]>();
+  private nextId = 1;
+
+  /** The next `operation` throws `error` (queued; one per call). */
+  failNext(operation: Operation, error: Error): void {
+    this.failures.set(operation, [...(this.failures.get(operation) ?? []), error]);
+  }
+
+  /** Inserts a widget directly (as if made outside Kubernetes) and returns its id. */
+  insert(widget: StoredWidget): string {
+    const id = `w-${this.nextId++}`;
+    this.widgets.set(id, { ...widget });
+    return id;
+  }
+
+  /** Service writes (create, update, delete) so far. */
+  writes(): string[] {
+    return this.calls.filter((call) => !call.startsWith('observe') && !call.startsWith('find'));
+  }
+
+  call(operation: Operation, detail: string): void {
+    this.calls.push(`${operation} ${detail}`);
+    const error = this.failures.get(operation)?.shift();
+    if (error) throw error;
+  }
+}
+
+function desired(obj: ManagedObject<WidgetSpec>, refs: WidgetRefs): StoredWidget {
+  return { name: obj.spec.name, size: obj.spec.size, ...(refs.parentId ? { parentId: refs.parentId } : {}) };
+}
+
+function statusOf(stored: StoredWidget): WidgetStatus {
+  return { size: stored.size, ...(stored.parentId ? { parentId: stored.parentId } : {}) };
+}
+
+function outputs(obj: ManagedObject<WidgetSpec>, id: string, service: FakeWidgetService) {
+  const name = obj.spec.outputSecretName;
+  return name ? [{ name, data: { id, token: service.token } }] : undefined;
+}
+
+/** The ExternalClient of the test kind. */
+export function widgetClient(
+  service: FakeWidgetService,
+): ExternalClient<WidgetSpec, WidgetRefs, WidgetStatus> {
+  return {
+    async observe(obj, ctx) {
+      await Promise.resolve();
+      service.call('observe', ctx.externalId ?? '-');
+      const stored = ctx.externalId ? service.widgets.get(ctx.externalId) : undefined;
+      if (!stored || !ctx.externalId) return { exists: false };
+      const want = desired(obj, ctx.references);
+      const upToDate = stored.size === want.size && stored.name === want.name;
+      return {
+        exists: true,
+        upToDate,
+        status: statusOf(stored),
+        secretData: outputs(obj, ctx.externalId, service),
+        ...(upToDate ? {} : { diff: `size ${stored.size} -> ${want.size}` }),
+      };
+    },
+    async create(obj, ctx) {
+      await Promise.resolve();
+      service.call('create', obj.spec.name);
+      const want = desired(obj, ctx.references);
+      const id = service.insert(want);
+      return { externalId: id, status: statusOf(want), secretData: outputs(obj, id, service) };
+    },
+    async update(obj, ctx) {
+      await Promise.resolve();
+      service.call('update', ctx.externalId);
+      const want = desired(obj, ctx.references);
+      service.widgets.set(ctx.externalId, { ...service.widgets.get(ctx.externalId), ...want });
+      return { status: statusOf(want) };
+    },
+    async delete(_obj, ctx) {
+      await Promise.resolve();
+      service.call('delete', ctx.externalId);
+      const stored = service.widgets.get(ctx.externalId);
+      if (!stored) throw new FakeServiceError(404, 'Widget not found');
+      if (stored.deleteProtection) throw new FakeServiceError(400, 'Widget has delete protection enabled');
+      service.widgets.delete(ctx.externalId);
+    },
+    async findByNaturalKey(obj) {
+      await Promise.resolve();
+      service.call('find', obj.spec.name);
+      return [...service.widgets].filter(([, w]) => w.name === obj.spec.name).map(([id]) => id);
+    },
+    readyCheck(obj) {
+      return obj.spec.expired ? { reason: 'Expired', message: 'the widget has expired' } : undefined;
+    },
+  };
+}
+
+/** The adapter: `parentRef` names another Widget whose external id becomes `parentId`. */
+export function widgetAdapter(
+  service: FakeWidgetService,
+  widgets: ObjectReader<ReferencedObject>,
+): ManagedAdapter<WidgetSpec, WidgetRefs, WidgetStatus> {
+  return {
+    async resolveReferences(obj, context) {
+      const ref = obj.spec.parentRef;
+      if (!ref) return {};
+      const fallbackId = typeof obj.status?.parentId === 'string' ? obj.status.parentId : undefined;
+      const parent = await resolveReference({
+        reader: widgets,
+        kind: 'Widget',
+        from: obj,
+        ref,
+        context,
+        ...(fallbackId ? { fallbackId } : {}),
+      });
+      return { parentId: parent.externalId };
+    },
+    connect: () => Promise.resolve(widgetClient(service)),
+  };
+}
