@@ -76,6 +76,8 @@ export function isKubernetesConflict(error: unknown): boolean {
 /** The HTTP status of a Kubernetes client error, when it has one. */
 export function kubernetesStatus(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
-  const code = (error as { code?: unknown; statusCode?: unknown }).code ?? (error as { statusCode?: unknown }).statusCode;
+  const code =
+    (error as { code?: unknown; statusCode?: unknown }).code ??
+    (error as { statusCode?: unknown }).statusCode;
   return typeof code === 'number' ? code : undefined;
 }

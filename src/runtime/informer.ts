@@ -54,10 +54,11 @@ export interface InformerOptions {
 }
 
 /** Handler signatures by event. */
+// Method syntax keeps `Informer<V1Secret>` assignable to `Informer<KubeObject>` (bivariant).
 export interface InformerHandlers<T> {
-  add: (obj: T) => void;
-  update: (obj: T, old: T) => void;
-  delete: (obj: T) => void;
+  add(obj: T): void;
+  update(obj: T, old: T): void;
+  delete(obj: T): void;
 }
 
 export class Informer<T extends KubeObject = KubeObject> {

@@ -5,7 +5,11 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { kubeGet, KubeHttpError } from './kube-request.ts';
 
-/** The fields of a Kubernetes object the runtime relies on. */
+/**
+ * The fields of a Kubernetes object the runtime relies on. Objects from informers are plain
+ * wire JSON, so timestamps are strings; `Date` is allowed only so that client-node's model types
+ * (`V1Secret`, ...) can be used as type parameters.
+ */
 export interface KubeObject {
   apiVersion?: string;
   kind?: string;
@@ -18,7 +22,7 @@ export interface KubeObject {
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
     ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean }[];
-    deletionTimestamp?: string;
+    deletionTimestamp?: string | Date;
     finalizers?: string[];
     managedFields?: unknown;
   };

@@ -13,8 +13,10 @@ export type IndexFunc<T> = (obj: T) => readonly string[];
 /** What `upsert` did. */
 export type UpsertOutcome<T> = { kind: 'added' } | { kind: 'updated'; old: T } | { kind: 'unchanged' };
 
+// Method syntax (not a function-typed property) keeps the store covariant enough that an
+// `Informer<V1Secret>` can be passed where an `Informer<KubeObject>` is expected.
 interface Index<T> {
-  readonly fn: IndexFunc<T>;
+  valuesOf(obj: T): readonly string[];
   /** value → keys of the objects with that value. */
   readonly byValue: Map<string, Set<string>>;
   /** key → values the object was indexed under (to unindex it later). */
@@ -53,7 +55,7 @@ export class ObjectStore<T extends KubeObject> {
 
   /** Registers an index and indexes the objects already held. Re-adding a name replaces it. */
   addIndex(name: string, fn: IndexFunc<T>): void {
-    const index: Index<T> = { fn, byValue: new Map(), byKey: new Map() };
+    const index: Index<T> = { valuesOf: fn, byValue: new Map(), byKey: new Map() };
     this.indexes.set(name, index);
     for (const obj of this.list()) this.indexInto(index, objectKey(obj), obj);
   }
@@ -129,7 +131,7 @@ export class ObjectStore<T extends KubeObject> {
   }
 
   private indexInto(index: Index<T>, key: string, obj: T): void {
-    const values = [...new Set(index.fn(obj))];
+    const values = [...new Set(index.valuesOf(obj))];
     if (values.length === 0) return;
     index.byKey.set(key, values);
     for (const value of values) {
