@@ -11,8 +11,9 @@
  * 4. when `signal` aborts (SIGTERM/SIGINT, see `shutdownSignal`): stops taking work, waits up to
  *    `gracefulShutdownTimeoutMs` for in-flight reconciles, then releases the Lease, stops the
  *    informers and closes the servers. Returns `'stopped'`;
- * 5. when leadership is lost, shuts down the same way and returns `'lost'`: the caller should
- *    exit non-zero (as controller-runtime does) rather than keep reconciling without the lease.
+ * 5. when leadership is lost, aborts in-flight reconciles at once (their `signal`), shuts down
+ *    the same way and returns `'lost'`: the caller should exit non-zero (as controller-runtime
+ *    does) rather than keep reconciling without the lease.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -170,8 +171,11 @@ export class Manager {
     this.elector = this.newElector(config, lifetime);
     const outcome: ElectionOutcome = await this.elector.run(electionAbort.signal);
     if (outcome === 'lost') {
+      // Another replica may lead within (lease duration - renew deadline): abort in-flight
+      // reconciles at once instead of granting them the graceful-shutdown time.
+      const stopped = this.stopControllers(0);
       lifetime.abort();
-      await this.stopControllers();
+      await stopped;
     }
     return outcome;
   }
@@ -205,10 +209,9 @@ export class Manager {
     this.log.info({ controllers: this.controllers.map((c) => c.name) }, 'controllers started');
   }
 
-  /** Stops every controller once, waiting for in-flight reconciles within the bound. */
-  private stopControllers(): Promise<void> {
+  /** Stops every controller once, waiting for in-flight reconciles up to `timeoutMs`. */
+  private stopControllers(timeoutMs = this.o.gracefulShutdownTimeoutMs ?? 30_000): Promise<void> {
     this.stopping ??= (async () => {
-      const timeoutMs = this.o.gracefulShutdownTimeoutMs ?? 30_000;
       const finished = await Promise.all(this.controllers.map((c) => c.stop(timeoutMs)));
       this.controllersStarted = false;
       if (finished.some((f) => !f))
