@@ -336,3 +336,20 @@ describe('managed reconciler: service errors', () => {
     expect(t.store.writes.filter((w) => w === 'status')).toHaveLength(statusWrites);
   });
 });
+
+describe('managed reconciler: lagging cache', () => {
+  it('does not treat the mark of a finished create as interrupted', async () => {
+    const t = setup();
+    t.create('a', { name: 'alpha' });
+    await t.reconcile('a');
+    // The cache still shows the state between "mark" and "record id".
+    t.store.serveOldVersion(
+      { namespace: ns, name: 'a' },
+      (o) => !!o.metadata.annotations?.[ANNOTATION_CREATE_PENDING],
+    );
+    const { error } = await t.reconcile('a');
+    expect(error).toMatchObject({ errorClass: 'conflict' });
+    expect(t.service.calls.filter((c) => c.startsWith('find'))).toEqual([]);
+    expect(t.events.list().map((e) => e.reason)).toEqual(['CreatedExternal']);
+  });
+});

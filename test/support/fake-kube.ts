@@ -98,6 +98,7 @@ export class FakeObjectStore<T extends KubeObject> implements ObjectReader<T>, O
   private readonly objects = new Map<string, Doc>();
   private readonly history = new Map<string, Doc[]>();
   private staleReads = 0;
+  private readonly pinned = new Map<string, T>();
   /** Every write: `jsonPatch`, `mergePatch`, `status`. */
   readonly writes: string[] = [];
 
@@ -134,8 +135,21 @@ export class FakeObjectStore<T extends KubeObject> implements ObjectReader<T>, O
     this.staleReads = count;
   }
 
+  /** The next read of `ref` returns the newest past version matching `match` (a lagging cache). */
+  serveOldVersion(ref: ObjectRef, match: (obj: T) => boolean): void {
+    const versions = (this.history.get(this.key(ref)) ?? []) as unknown as T[];
+    const found = versions.findLast(match);
+    if (!found) throw new Error('no such past version');
+    this.pinned.set(this.key(ref), found);
+  }
+
   get(request: Request): Promise<T | undefined> {
     const key = this.key(request);
+    const pinned = this.pinned.get(key);
+    if (pinned) {
+      this.pinned.delete(key);
+      return Promise.resolve(structuredClone(pinned));
+    }
     if (this.staleReads > 0) {
       this.staleReads--;
       const versions = this.history.get(key) ?? [];
