@@ -98,7 +98,7 @@ export class Manager {
       log: this.log,
       onRestart: () => this.metrics.informerRestarted(options.name),
     });
-    this.informers.set(options.name, informer as unknown as Informer<KubeObject>);
+    this.informers.set(options.name, informer);
     this.probes.addReadyCheck(`informer:${options.name}`, () => informer.hasSynced());
     return informer;
   }
