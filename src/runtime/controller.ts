@@ -52,7 +52,7 @@ export class Controller {
   private readonly clock: Clock;
   private readonly abort = new AbortController();
   private workers: Promise<void>[] = [];
-  private readonly informers: Informer<never>[] = [];
+  private readonly informers: Informer<KubeObject>[] = [];
 
   constructor(options: ControllerOptions) {
     this.name = options.name;
@@ -87,12 +87,12 @@ export class Controller {
       enqueueAll(map(old));
     });
     informer.on('delete', (obj) => enqueueAll(map(obj)));
-    this.informers.push(informer as unknown as Informer<never>);
+    this.informers.push(informer);
     return this;
   }
 
   /** Informers registered with `watches` (the manager waits for them to sync). */
-  watchedInformers(): readonly Informer<never>[] {
+  watchedInformers(): readonly Informer<KubeObject>[] {
     return this.informers;
   }
 
