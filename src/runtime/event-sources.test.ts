@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { ignoreStatusOnlyUpdates, indexKey, requestForObject, requestsForOwner } from './event-sources.ts';
+import type { KubeObject } from './list-watch.ts';
+
+const base: KubeObject = {
+  metadata: {
+    namespace: 'ns',
+    name: 'p',
+    generation: 1,
+    labels: { a: '1' },
+    annotations: { b: '2' },
+    finalizers: ['f'],
+  },
+};
+const withMeta = (meta: Partial<NonNullable<KubeObject['metadata']>>, extra: object = {}): KubeObject => ({
+  ...base,
+  ...extra,
+  metadata: { ...base.metadata, ...meta },
+});
+
+describe('ignoreStatusOnlyUpdates', () => {
+  it.each([
+    { reason: 'status only', next: withMeta({}, { status: { ready: true } }), want: false },
+    { reason: 'resourceVersion only', next: withMeta({ resourceVersion: '9' }), want: false },
+    { reason: 'spec change bumps generation', next: withMeta({ generation: 2 }), want: true },
+    { reason: 'annotation change', next: withMeta({ annotations: { b: '3' } }), want: true },
+    { reason: 'label change', next: withMeta({ labels: {} }), want: true },
+    { reason: 'finalizer removed', next: withMeta({ finalizers: [] }), want: true },
+    {
+      reason: 'deletion requested',
+      next: withMeta({ deletionTimestamp: '2026-01-01T00:00:00Z' }),
+      want: true,
+    },
+  ])('$reason → $want', ({ next, want }) => {
+    expect(ignoreStatusOnlyUpdates(next, base)).toBe(want);
+  });
+
+  it.each([
+    { reason: 'data changed', next: { data: { k: 'bmV3' } }, want: true },
+    { reason: 'nothing relevant changed', next: { data: { k: 'b2xk' } }, want: false },
+  ])('objects without generation (Secrets): $reason', ({ next, want }) => {
+    const old = { metadata: { namespace: 'ns', name: 's' }, data: { k: 'b2xk' } };
+    expect(ignoreStatusOnlyUpdates({ ...old, ...next }, old)).toBe(want);
+  });
+});
+
+describe('request mappers', () => {
+  it('maps an object to itself, namespaced or not', () => {
+    expect(requestForObject(base)).toEqual([{ namespace: 'ns', name: 'p' }]);
+    expect(requestForObject({ metadata: { name: 'c' } })).toEqual([{ namespace: undefined, name: 'c' }]);
+    expect(requestForObject({})).toEqual([]);
+    expect(indexKey(base)).toBe('ns/p');
+  });
+
+  it('maps an owned object to its controlling owner of the given kind and group', () => {
+    const secret: KubeObject = {
+      metadata: {
+        namespace: 'ns',
+        name: 's',
+        ownerReferences: [
+          { apiVersion: 'coffer.dev/v1alpha1', kind: 'Project', name: 'mine', uid: '1', controller: true },
+          { apiVersion: 'coffer.dev/v1alpha1', kind: 'Project', name: 'not-controller', uid: '2' },
+          { apiVersion: 'other.dev/v1', kind: 'Project', name: 'other-group', uid: '3', controller: true },
+        ],
+      },
+    };
+    expect(requestsForOwner({ group: 'coffer.dev', kind: 'Project' })(secret)).toEqual([
+      { namespace: 'ns', name: 'mine' },
+    ]);
+    expect(requestsForOwner({ group: 'coffer.dev', kind: 'Identity' })(secret)).toEqual([]);
+  });
+});
