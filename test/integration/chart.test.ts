@@ -6,7 +6,7 @@
  * through a server-side dry-run apply on the run's real kube-apiserver.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,8 +25,6 @@ import { clusterFromInjected } from '../support/kube.ts';
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const chartDir = join(repo, 'charts/coffer');
 const kubeVersion = readPinnedVersions().kubernetes;
-const crdsGenerated =
-  existsSync(join(chartDir, 'templates/crds')) && readdirSync(join(chartDir, 'templates/crds')).length > 0;
 
 // Helm keeps caches and plugins under these; a private directory keeps the run hermetic.
 const helmHome = mkdtempSync(join(tmpdir(), 'coffer-helm-'));
@@ -212,6 +210,17 @@ describe('Helm chart charts/coffer', () => {
       expect(objects.filter((o) => o.kind === 'Role')).toHaveLength(1);
     });
 
+    it('installs every CRD, kept when the release is uninstalled, and none with crds.install=false', () => {
+      const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
+      expect(crds).toHaveLength(12);
+      for (const crd of crds) {
+        expect(crd.metadata?.name).toMatch(/\.coffer\.dev$/);
+        expect(crd.metadata?.annotations?.['helm.sh/resource-policy']).toBe('keep');
+      }
+      const without = render('coffer-system', ['crds.install=false']);
+      expect(without.some((o) => o.kind === 'CustomResourceDefinition')).toBe(false);
+    });
+
     it('labels every object with the standard labels', () => {
       for (const obj of objects.filter((o) => o.kind !== 'CustomResourceDefinition')) {
         expect(obj.metadata?.labels, `${obj.kind}/${obj.metadata?.name}`).toMatchObject({
@@ -343,15 +352,16 @@ describe('Helm chart charts/coffer', () => {
     it('accepts the default manifests', async () => {
       const cluster = clusterFromInjected();
       const namespace = await cluster.createNamespace();
-      const objects = render(namespace, [`crds.install=${crdsGenerated}`]);
+      const objects = render(namespace);
       const result = dryRunApply(objects);
       expect(result.status, result.stderr).toBe(0);
       expect(result.stdout).toContain(`deployment.apps/coffer created (server dry run)`);
       expect(result.stdout).toContain(
         `clusterrole.rbac.authorization.k8s.io/coffer-manager created (server dry run)`,
       );
-      if (crdsGenerated)
-        expect(result.stdout).toMatch(/customresourcedefinition.*coffer\.dev (created|configured|unchanged)/);
+      expect(result.stdout).toMatch(
+        /customresourcedefinition\S*\/projects\.coffer\.dev (created|configured|unchanged)/,
+      );
     });
 
     it('accepts the namespaced variant with three replicas', async () => {
