@@ -116,7 +116,10 @@ async function handle(deps: PipelineDeps, req: IncomingMessage, res: ServerRespo
   let route = 'unmatched';
   let isWrite = false;
   const headers: Record<string, string> = {};
-  res.once('finish', () => deps.stats.recordRequest(method, route, res.statusCode, isWrite));
+  let counted = true;
+  res.once('finish', () => {
+    if (counted) deps.stats.recordRequest(method, route, res.statusCode, isWrite);
+  });
   try {
     const match = deps.router.match(method, path);
     if (!match) {
@@ -124,6 +127,7 @@ async function handle(deps: PipelineDeps, req: IncomingMessage, res: ServerRespo
       return;
     }
     route = `${method} ${match.def.path}`;
+    counted = match.def.internal !== true;
     isWrite = match.def.write ?? method !== 'GET';
     const ctx: RequestContext = {
       reqId,

@@ -54,5 +54,7 @@ export interface RouteDef {
   write?: boolean;
   /** Health and admin routes: no fault injection, no rate limit, not parsed for auth. */
   exempt?: boolean;
+  /** Admin routes: not counted in the stats. */
+  internal?: boolean;
   handler: Handler;
 }

@@ -46,7 +46,7 @@ const seedSchema = z.object({
 
 /** The admin routes; only registered when admin is enabled. */
 export function adminRoutes(deps: AdminDeps): RouteDef[] {
-  const admin = { exempt: true, auth: false, write: false } as const;
+  const admin = { exempt: true, auth: false, write: false, internal: true } as const;
   return [
     { ...admin, method: 'GET', path: '/__devserver/stats', handler: () => deps.stats.snapshot() },
     {

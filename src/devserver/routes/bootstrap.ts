@@ -32,9 +32,14 @@ export function slugSuffix(): string {
   return [...randomBytes(4)].map((b) => alphabet[b % alphabet.length]).join('');
 }
 
+// A low scrypt cost: the devserver stores the password only to mirror the service, and a
+// costly hash would slow every test that bootstraps an instance.
+const SCRYPT_COST = 1024;
+
 function hashPassword(password: string): string {
   const salt = randomBytes(16);
-  return `scrypt:${salt.toString('hex')}:${scryptSync(password, salt, 32).toString('hex')}`;
+  const hash = scryptSync(password, salt, 32, { N: SCRYPT_COST }).toString('hex');
+  return `scrypt:${SCRYPT_COST}:${salt.toString('hex')}:${hash}`;
 }
 
 function createAdminIdentity(
