@@ -10,6 +10,13 @@ interface Subcommand {
 }
 
 const subcommands: Record<string, Subcommand> = {
+  crds: {
+    summary: 'print the coffer.dev CustomResourceDefinitions (YAML)',
+    run: async () => {
+      process.stdout.write((await import('../api/crd/render.ts')).allCrdsYaml());
+      return 0;
+    },
+  },
   devserver: {
     summary: 'run the API-compatible local service',
     run: async (args) => (await import('./devserver.ts')).runDevServer(args),
