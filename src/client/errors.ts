@@ -37,6 +37,8 @@ export interface ServiceErrorInit {
   errorName?: string;
   details?: unknown;
   cause?: unknown;
+  /** The failure was detected locally (nothing was sent): the message does not cite the service. */
+  local?: boolean;
 }
 
 /** Base class: `status` is the HTTP status, or 0 when no response was received. */
@@ -50,7 +52,8 @@ export class ServiceError extends Error {
   readonly serviceMessage: string;
 
   constructor(init: ServiceErrorInit) {
-    super(`cannot call ${init.operation}: ${describeStatus(init.status)}${init.message}`, {
+    const prefix = init.local === true ? '' : describeStatus(init.status);
+    super(`cannot call ${init.operation}: ${prefix}${init.message}`, {
       cause: init.cause,
     });
     this.name = new.target.name;
@@ -79,7 +82,10 @@ export class InvalidError extends ServiceError {
   }
 }
 
-/** The request body or a parameter failed validation before anything was sent. */
+/**
+ * The request body or a parameter failed validation before anything was sent. `status` is
+ * 422, as if the service had rejected it, so callers need no special case.
+ */
 export class RequestValidationError extends InvalidError {}
 
 /** 401: no token, or the identity token is unknown, revoked or used up. */

@@ -171,36 +171,47 @@ export class HttpClient {
     attempt: number,
   ): Promise<Outcome<T>> {
     await this.o.transport.limiter.acquire(options.signal);
-    const token =
-      spec.auth === false || !this.o.auth ? undefined : await this.o.auth.getToken(options.signal);
+    const token = await this.tokenFor(spec, options.signal);
+    const { controller, timer, signal } = this.startTimer(options);
+    const started = this.o.clock.now();
+    const report = (status: number): void => this.report({ spec, status, started, attempt });
+    const control: AttemptControl = { operation: spec.operation, stopTimeout: () => clearTimeout(timer) };
+    let status = 0;
+    try {
+      const res = await this.o.transport.dispatcher.request(this.requestOptions(spec, token, signal));
+      status = res.statusCode;
+      if (status < 200 || status >= 300) {
+        const error = await this.readError(spec, res);
+        report(status);
+        return { ok: false, error, rejectedToken: isTokenRejection(error) ? token : undefined };
+      }
+      const value = await consume(res, control);
+      report(status);
+      return { ok: true, value };
+    } catch (err) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      // A body that failed to parse still got an answer: report its status.
+      report(err instanceof ServiceError ? status : 0);
+      if (err instanceof ServiceError) return { ok: false, error: err };
+      const timedOut = controller.signal.reason === TIMED_OUT;
+      return { ok: false, error: transportError(spec.operation, err, timedOut) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async tokenFor(spec: RequestSpec, signal: AbortSignal | undefined): Promise<string | undefined> {
+    if (spec.auth === false || !this.o.auth) return undefined;
+    return this.o.auth.getToken(signal);
+  }
+
+  /** Arms the attempt's timeout; the returned signal also follows the caller's signal. */
+  private startTimer(options: CallOptions) {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(TIMED_OUT), options.timeoutMs ?? this.o.timeoutMs);
     timer.unref();
     const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
-    const started = this.o.clock.now();
-    const report = (status: number): void => this.report({ spec, status, started, attempt });
-    const control: AttemptControl = { operation: spec.operation, stopTimeout: () => clearTimeout(timer) };
-    try {
-      const res = await this.o.transport.dispatcher.request(this.requestOptions(spec, token, signal));
-      if (res.statusCode < 200 || res.statusCode >= 300) {
-        const error = await this.readError(spec, res);
-        report(res.statusCode);
-        return { ok: false, error, rejectedToken: isTokenRejection(error) ? token : undefined };
-      }
-      const value = await consume(res, control);
-      report(res.statusCode);
-      return { ok: true, value };
-    } catch (err) {
-      if (options.signal?.aborted) throw options.signal.reason;
-      if (err instanceof ServiceError) return { ok: false, error: err };
-      report(0);
-      return {
-        ok: false,
-        error: transportError(spec.operation, err, controller.signal.reason === TIMED_OUT),
-      };
-    } finally {
-      clearTimeout(timer);
-    }
+    return { controller, timer, signal };
   }
 
   private requestOptions(

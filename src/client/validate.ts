@@ -4,6 +4,12 @@ import { z } from 'zod';
 import { formatIssues, toIssues } from './classify.ts';
 import { RequestValidationError } from './errors.ts';
 
+/**
+ * Status given to local validation failures: the one the service uses for a body that fails
+ * its own zod validation, so callers classify both alike (terminal, nothing was written).
+ */
+export const LOCAL_VALIDATION_STATUS = 422;
+
 /** Parses `input` with `schema`; returns the parsed (unknown keys stripped) value or throws. */
 export function validateRequest<S extends z.ZodType>(
   schema: S,
@@ -15,8 +21,9 @@ export function validateRequest<S extends z.ZodType>(
   const issues = toIssues(result.error.issues);
   throw new RequestValidationError({
     operation,
-    status: 0,
-    message: `invalid request: ${formatIssues(issues)}`,
+    status: LOCAL_VALIDATION_STATUS,
+    local: true,
+    message: `invalid request (not sent): ${formatIssues(issues)}`,
     issues,
   });
 }
@@ -29,8 +36,9 @@ export function seg(value: string, name: string, operation: string): string {
   if (typeof value !== 'string' || value.length === 0) {
     throw new RequestValidationError({
       operation,
-      status: 0,
-      message: `invalid request: ${name} must be a non-empty string`,
+      status: LOCAL_VALIDATION_STATUS,
+      local: true,
+      message: `invalid request (not sent): ${name} must be a non-empty string`,
       issues: [{ code: 'too_small', path: [name], message: 'must be a non-empty string' }],
     });
   }
