@@ -101,8 +101,11 @@ export function memberRules(
  * The actor's effective rules in `projectId`: project admin for an org admin, else its
  * membership's rules; 403 when it is not a member.
  */
-export function projectRules(app: DevApp, actor: Actor, projectId: string): PermissionRule[] {
-  if (isOrgAdmin(app, actor)) return projectRoleRules('admin') ?? [];
+// Computed once: the admin rule set is constant and is only read by the checks.
+const ADMIN_RULES: readonly PermissionRule[] = projectRoleRules('admin') ?? [];
+
+export function projectRules(app: DevApp, actor: Actor, projectId: string): readonly PermissionRule[] {
+  if (isOrgAdmin(app, actor)) return ADMIN_RULES;
   const rules = memberRules(app, projectId, actor.identityId);
   if (!rules) throw forbidden('Identity is not a member of this project');
   return rules;
@@ -114,7 +117,7 @@ export function requireProjectPermission(
   actor: Actor,
   projectId: string,
   check: { action: string; subject: string; context?: PermissionContext },
-): PermissionRule[] {
+): readonly PermissionRule[] {
   const rules = projectRules(app, actor, projectId);
   assertCan(rules, check.action, check.subject, check.context);
   return rules;

@@ -8,7 +8,7 @@ import type { DevApp } from '../app.ts';
 import { badRequest, forbidden, unauthorized } from '../domain/errors.ts';
 import { ipAllowed } from '../domain/validation.ts';
 import { tokenError } from '../http/errors.ts';
-import type { AccessTokenRecord, AuthMethodRecord } from '../state/types.ts';
+import type { AccessTokenRecord, AuthMethodRecord, TrustedIp } from '../state/types.ts';
 import { signJwt, verifyJwt } from './jwt.ts';
 
 export const IDENTITY_ACCESS_TOKEN = 'identityAccessToken';
@@ -137,13 +137,31 @@ export function useAccessToken(app: DevApp, jwt: string, clientIp: string): Acce
     deleteToken(app, record.id);
     throw unauthorized('No identity access token found');
   }
-  if (!ipAllowed(clientIp, method.accessTokenTrustedIps)) {
+  if (!clientAllowed(clientIp, method.accessTokenTrustedIps)) {
     throw forbidden('You are not allowed to access this resource from the current IP address');
   }
   record.accessTokenNumUses++;
   record.accessTokenLastUsedAt = app.iso();
   if (record.accessTokenNumUsesLimit > 0) app.changed();
   return record;
+}
+
+// Trusted-IP decisions per stored list (lists are replaced, never mutated, on update), so the
+// range set is not rebuilt on every request.
+const ipDecisions = new WeakMap<readonly TrustedIp[], Map<string, boolean>>();
+
+function clientAllowed(clientIp: string, trusted: readonly TrustedIp[]): boolean {
+  let decisions = ipDecisions.get(trusted);
+  if (!decisions) {
+    decisions = new Map();
+    ipDecisions.set(trusted, decisions);
+  }
+  let allowed = decisions.get(clientIp);
+  if (allowed === undefined) {
+    allowed = ipAllowed(clientIp, trusted);
+    if (decisions.size < 1000) decisions.set(clientIp, allowed);
+  }
+  return allowed;
 }
 
 const MAX_TTL_MESSAGE = 'Failed to renew MI access token due to Max TTL expiration';

@@ -17,11 +17,21 @@ import { HIJACKED, type HttpMethod, type RateBucket, type RequestContext } from 
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
+const ID_LENGTH = 14;
+// Random bytes are drawn in blocks: one crypto call per 512 request ids, not one per request.
+const POOL_IDS = 512;
+let pool = Buffer.alloc(0);
+let offset = 0;
+
 /** A request id like the service's: `req-` and 14 alphanumerics. */
 export function newRequestId(): string {
-  const bytes = randomBytes(14);
+  if (offset + ID_LENGTH > pool.length) {
+    pool = randomBytes(ID_LENGTH * POOL_IDS);
+    offset = 0;
+  }
   let id = 'req-';
-  for (const b of bytes) id += ALPHABET[b % ALPHABET.length];
+  for (let i = 0; i < ID_LENGTH; i++) id += ALPHABET[(pool[offset + i] ?? 0) % ALPHABET.length];
+  offset += ID_LENGTH;
   return id;
 }
 
@@ -89,8 +99,11 @@ async function run(
     checkRate(deps, match, ctx.ip, headers);
   }
   if (def.auth !== false && !def.exempt) ctx.actor = authenticate(deps.app, ctx);
-  const raw = await readBody(ctx.req, deps.maxBodyBytes);
-  ctx.body = parseJsonBody(raw, ctx.req.headers['content-type']);
+  // Like the service's framework, GET bodies are never parsed (a JSON content type on a GET is fine).
+  if (ctx.method !== 'GET') {
+    const raw = await readBody(ctx.req, deps.maxBodyBytes);
+    ctx.body = parseJsonBody(raw, ctx.req.headers['content-type']);
+  }
   const result: unknown = await def.handler(ctx);
   if (result === HIJACKED) return true;
   for (const [k, v] of Object.entries(headers)) ctx.res.setHeader(k, v);

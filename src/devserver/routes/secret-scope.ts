@@ -17,7 +17,7 @@ export const HIDDEN_SECRET_VALUE = '<hidden-by-infisical>';
 /** A resolved request scope: project environment plus the caller's rules there. */
 export interface SecretScope {
   scope: Scope;
-  rules: PermissionRule[];
+  rules: readonly PermissionRule[];
 }
 
 /** Resolves project and environment (404s) and the caller's project rules (403 non-member). */
