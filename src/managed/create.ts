@@ -146,7 +146,12 @@ export async function recoverInterruptedCreate<
   run.step = 'recover';
   // A lagging cache shows the mark of a create that already finished: a no-op patch guarded by
   // resourceVersion fails with 409 in that case, before the service is asked anything.
-  run.obj = await patchGuarded(run.settings.patcher, run.obj, annotationPatch(run.obj, {}), 'check create mark');
+  run.obj = await patchGuarded(
+    run.settings.patcher,
+    run.obj,
+    annotationPatch(run.obj, {}),
+    'check create mark',
+  );
   const ids = await client.findByNaturalKey(view(run), context);
   const [only] = ids;
   if (ids.length === 0 || only === undefined) return undefined;

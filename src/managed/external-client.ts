@@ -123,6 +123,11 @@ export interface ExternalClient<Spec, Refs, Status extends AdapterStatus = Adapt
   /** Optional: a reason the existing object is not Ready (e.g. `Expired`); undefined when Ready. */
   readyCheck?(obj: ManagedObject<Spec>, status: Status | undefined): NotReady | undefined;
   /**
+   * Optional: milliseconds until the adapter wants to look again, when sooner than the poll
+   * interval (a credential rotation, an expiry); undefined for the normal poll.
+   */
+  requeueAfterMs?(obj: ManagedObject<Spec>, status: Status | undefined): number | undefined;
+  /**
    * Optional: whether a failed delete was refused by the service's deletion protection. Default:
    * a 400/403/409 whose message mentions delete protection.
    */

@@ -93,3 +93,16 @@ export function customObjectPatcher<T extends KubeObject>(
     mergePatchStatus: (ref, body) => patch(ref, body, true, mergePatchOptions()),
   };
 }
+
+/** Anything that answers `get(namespace, name)` from memory, such as the runtime's `Informer`. */
+export interface ObjectCache<T> {
+  get(namespace: string | undefined, name: string): T | undefined;
+}
+
+/**
+ * An ObjectReader over an informer cache (production). Objects are shared with the cache and
+ * must not be mutated; the reconciler never does.
+ */
+export function cacheReader<T>(cache: ObjectCache<T>): ObjectReader<T> {
+  return { get: (request) => Promise.resolve(cache.get(request.namespace, request.name)) };
+}

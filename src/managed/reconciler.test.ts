@@ -86,10 +86,18 @@ describe('managed reconciler: create and observe', () => {
     });
   });
 
-  it('uses spec.pollInterval for the requeue', async () => {
+  it.each([
+    { reason: 'spec.pollInterval replaces the default', spec: { pollInterval: '45s' }, requeue: 45_000 },
+    { reason: 'an adapter may ask to look again sooner', spec: { checkAfterMs: 5_000 }, requeue: 5_000 },
+    {
+      reason: 'but not later than the poll interval',
+      spec: { pollInterval: '45s', checkAfterMs: 90_000 },
+      requeue: 45_000,
+    },
+  ])('requeue: $reason', async ({ spec, requeue }) => {
     const t = setup();
-    t.create('a', { name: 'alpha', pollInterval: '45s' });
-    expect((await t.reconcile('a')).result).toEqual({ requeueAfterMs: 45_000 });
+    t.create('a', { name: 'alpha', ...spec });
+    expect((await t.reconcile('a')).result).toEqual({ requeueAfterMs: requeue });
   });
 
   it('reports a not-Ready reason from the adapter while staying Synced', async () => {

@@ -76,7 +76,9 @@ async function reconcileRun<Spec extends ManagedSpecFields, Refs, Status extends
   const state = await syncExternal(run);
   const observeOnly = run.spec?.managementPolicy === 'ObserveOnly';
   await finish(run, observeOnly ? observed : synced, { id: state.id, adapterStatus: state.status });
-  return { requeueAfterMs: jitter(run.pollIntervalMs, run.settings.jitterFactor, run.settings.random) };
+  const poll = jitter(run.pollIntervalMs, run.settings.jitterFactor, run.settings.random);
+  const hint = run.requeueHintMs;
+  return { requeueAfterMs: hint !== undefined && hint >= 0 && hint < poll ? Math.max(hint, 1) : poll };
 }
 
 /** Reports a failure in status and events; returns the error for the controller. */

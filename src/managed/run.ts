@@ -78,6 +78,8 @@ export interface Run<Spec extends ManagedSpecFields, Refs, Status extends Adapte
   spec?: Spec;
   step: Step;
   pollIntervalMs: number;
+  /** A requeue sooner than the poll interval asked for by the adapter. */
+  requeueHintMs?: number;
   /** The Ready condition to write; undefined keeps the stored one. */
   ready?: ConditionState;
   /** Normal events to record once status is written. */

@@ -150,5 +150,6 @@ export async function syncExternal<Spec extends ManagedSpecFields, Refs, Status 
     : await whenMissing(run, client, context);
   await publish(run, state.secretData);
   run.ready = readiness(run, client, state.status);
+  run.requeueHintMs = client.requeueAfterMs?.(view(run), state.status);
   return state;
 }

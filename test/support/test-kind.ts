@@ -25,6 +25,8 @@ export const widgetSpecSchema = z.object({
   parentRef: z.object({ name: z.string().min(1) }).optional(),
   outputSecretName: z.string().min(1).optional(),
   expired: z.boolean().default(false),
+  /** Asks for an earlier look (the `requeueAfterMs` hook). */
+  checkAfterMs: z.int().min(0).optional(),
   deletionPolicy: z.enum(['Delete', 'Orphan']).default('Delete'),
   managementPolicy: z.enum(['Default', 'ObserveOnly']).default('Default'),
   pollInterval: z.string().optional(),
@@ -198,6 +200,9 @@ export function widgetClient(
       await Promise.resolve();
       service.call('find', obj.spec.name);
       return [...service.widgets].filter(([, w]) => w.name === obj.spec.name).map(([id]) => id);
+    },
+    requeueAfterMs(obj) {
+      return obj.spec.expired ? undefined : obj.spec.checkAfterMs;
     },
     readyCheck(obj) {
       return obj.spec.expired ? { reason: 'Expired', message: 'the widget has expired' } : undefined;
