@@ -9,6 +9,7 @@
  * Prints `devserver listening on http://HOST:PORT` once ready.
  */
 import { parseArgs } from 'node:util';
+import { parseRateLimitSpec } from '../devserver/domain/rate-limiter.ts';
 import { startDevServer, type DevServerOptions, type RateLimitOptions } from '../devserver/server.ts';
 
 const USAGE = `usage: coffer devserver [--host 127.0.0.1] [--port 8080] [--data-file PATH]
@@ -36,18 +37,15 @@ export function parseByteSize(text: string): number {
   return Math.floor(Number(match[1]) * factor);
 }
 
-/** "read=60,write=200" → `{read: 60, write: 200}`. */
+/** "read=60,write=200" → `{read: 60, write: 200}`; only the three service buckets are accepted. */
 export function parseRateLimit(text: string): RateLimitOptions {
-  const out: RateLimitOptions = {};
-  for (const part of text.split(',').filter((p) => p.trim() !== '')) {
-    const [key = '', value = ''] = part.split('=').map((s) => s.trim());
-    const n = Number(value);
-    if (!['read', 'write', 'secrets'].includes(key) || !Number.isInteger(n) || n <= 0) {
-      throw new Error(`cannot parse rate limit "${part}": expected read=N, write=N or secrets=N with N > 0`);
-    }
-    out[key as keyof RateLimitOptions] = n;
-  }
-  return out;
+  const limits = parseRateLimitSpec(text);
+  const unknown = Object.keys(limits).filter((k) => !['read', 'write', 'secrets'].includes(k));
+  if (unknown.length > 0)
+    throw new Error(
+      `cannot parse rate limit: unknown bucket ${unknown.join(', ')} (use read, write, secrets)`,
+    );
+  return limits;
 }
 
 function number(name: string, value: string | undefined, max = Number.MAX_SAFE_INTEGER): number | undefined {

@@ -1,6 +1,8 @@
 /**
- * Per-route rate limiting (off unless configured).
+ * Per-route rate limiting (off unless configured): the domain's per-minute fixed windows per
+ * client IP and bucket, turned into the pipeline's decision with the `x-ratelimit-*` headers.
  */
+import { RateLimiter } from './domain/rate-limiter.ts';
 import type { RateDecision } from './http/pipeline.ts';
 import type { RateBucket } from './http/types.ts';
 
@@ -11,32 +13,26 @@ export interface RateLimitOptions {
   secrets?: number;
 }
 
+/** The pipeline's rate check for `options`, on the server clock. */
 export function createRateLimit(
   options: RateLimitOptions,
   now: () => number,
 ): (ip: string, bucket: RateBucket) => RateDecision {
-  const windows = new Map<string, { start: number; count: number }>();
+  const limits = Object.fromEntries(
+    Object.entries(options).filter(([, v]) => typeof v === 'number' && v > 0),
+  );
+  const limiter = new RateLimiter({ limits, now });
   return (ip, bucket): RateDecision => {
-    const limit = options[bucket];
-    if (!limit) return { allowed: true, headers: {}, retryAfterSeconds: 0 };
-    const t = now();
-    const start = Math.floor(t / 60_000) * 60_000;
-    const key = `${bucket}:${ip}`;
-    let w = windows.get(key);
-    if (!w || w.start !== start) {
-      w = { start, count: 0 };
-      windows.set(key, w);
-    }
-    w.count++;
-    const reset = Math.max(1, Math.ceil((start + 60_000 - t) / 1000));
+    const d = limiter.check(bucket, ip);
+    if (!Number.isFinite(d.limit)) return { allowed: true, headers: {}, retryAfterSeconds: 0 };
     return {
-      allowed: w.count <= limit,
+      allowed: d.allowed,
       headers: {
-        'x-ratelimit-limit': String(limit),
-        'x-ratelimit-remaining': String(Math.max(0, limit - w.count)),
-        'x-ratelimit-reset': String(reset),
+        'x-ratelimit-limit': String(d.limit),
+        'x-ratelimit-remaining': String(d.remaining),
+        'x-ratelimit-reset': String(d.resetSeconds),
       },
-      retryAfterSeconds: reset,
+      retryAfterSeconds: d.retryAfterSeconds,
     };
   };
 }

@@ -13,6 +13,7 @@ import { folderRoutes } from './folders.ts';
 import { identityRoutes } from './identities.ts';
 import { integrationRoutes } from './integrations.ts';
 import { membershipRoutes } from './memberships.ts';
+import { pkiRoutes } from './pki.ts';
 import { privilegeRoutes } from './privileges.ts';
 import { projectRoutes } from './projects.ts';
 import { roleRoutes } from './roles.ts';
@@ -39,5 +40,6 @@ export function apiRoutes(app: DevApp): RouteDef[] {
     ...secretBatchRoutes(app),
     ...folderRoutes(app),
     ...eventRoutes(app),
+    ...pkiRoutes(app),
   ];
 }

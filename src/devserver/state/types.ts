@@ -3,6 +3,7 @@
  * the whole state can be persisted with `JSON.stringify` and reloaded as-is.
  */
 
+import type { CaMaterial } from '../domain/pki.ts';
 import type { PermissionRule } from '../domain/permission-rules.ts';
 import type { TrustedIp } from '../domain/validation.ts';
 
@@ -224,16 +225,32 @@ export interface IntegrationRecord {
   updatedAt: string;
 }
 
-/** A certificate authority with its key material (never returned except the certificate). */
+/** A certificate authority; `material` holds the key (never returned) and certificate. */
 export interface CaRecord {
   id: string;
   projectId: string;
   status: string;
   name: string;
-  fields: Record<string, unknown>;
-  /** PEM of the CA certificates, newest last; `serialNumber` per entry. */
-  certificates: { id: string; certificate: string; serialNumber: string; version: number }[];
-  privateKeyPem: string;
+  friendlyName: string;
+  subject: {
+    commonName: string;
+    organization: string;
+    ou: string;
+    country: string;
+    province: string;
+    locality: string;
+  };
+  requireTemplateForIssuance: boolean;
+  activeCaCertId: string | null;
+  material: CaMaterial;
+  /** Every certificate the CA has had, oldest first (renewal appends). */
+  certificates: {
+    id: string;
+    certificate: string;
+    certificateChain: string;
+    serialNumber: string;
+    version: number;
+  }[];
   createdAt: string;
   updatedAt: string;
 }
