@@ -56,6 +56,8 @@ describe('raw secrets', () => {
     expect(
       (await t.call('POST', '/api/v3/secrets/raw/A', { body: { ...scope(), secretValue: 'dup' } })).status,
     ).toBe(400);
+    const v4 = await t.call('GET', `/api/v4/secrets/A?projectId=${projectId}&environment=dev`);
+    expect(v4.body.secret.secretValue).toBe('uno');
     expect((await t.call('DELETE', '/api/v3/secrets/raw/A', { body: scope() })).status).toBe(200);
     expect(
       (await t.call('GET', `/api/v3/secrets/raw/A?workspaceId=${projectId}&environment=dev`)).status,

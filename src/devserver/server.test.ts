@@ -25,6 +25,9 @@ describe('devserver HTTP core', () => {
     const t = await start();
     expect((await t.call('GET', '/')).status).toBe(200);
     expect((await t.call('GET', '/api/status')).status).toBe(200);
+    const head = await t.call('HEAD', '/api/status');
+    expect(head.status).toBe(200);
+    expect(head.body).toBeUndefined();
   });
 
   it('answers an unknown route with the router 404 body and no reqId', async () => {

@@ -59,7 +59,9 @@ export class Router {
   /** The route for `method` and `path` (query string excluded), or undefined. */
   match(method: string, path: string): RouteMatch | undefined {
     const segments = splitPath(path);
-    const candidates = this.table.get(`${method as HttpMethod} ${segments.length}`);
+    // HEAD is served by the GET route (node:http omits the body), as the service's framework does.
+    const lookup = method === 'HEAD' ? 'GET' : method;
+    const candidates = this.table.get(`${lookup as HttpMethod} ${segments.length}`);
     if (!candidates) return undefined;
     for (const route of candidates) {
       const params = matchSegments(route, segments);

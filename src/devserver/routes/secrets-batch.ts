@@ -88,12 +88,11 @@ function batchDelete(app: DevApp, ctx: RequestContext): unknown {
   return { secrets: commit(app, scope.projectId, mutation).map((s) => withVisibility(rules, s)) };
 }
 
-/** `POST`, `PATCH` and `DELETE /api/v3/secrets/batch/raw`. */
+/** `POST`, `PATCH` and `DELETE /api/v3/secrets/batch/raw` and `/api/v4/secrets/batch`. */
 export function secretBatchRoutes(app: DevApp): RouteDef[] {
-  const path = '/api/v3/secrets/batch/raw';
-  return [
+  return ['/api/v3/secrets/batch/raw', '/api/v4/secrets/batch'].flatMap((path): RouteDef[] => [
     { method: 'POST', path, bucket: 'secrets', handler: (ctx) => batchCreate(app, ctx) },
     { method: 'PATCH', path, bucket: 'secrets', handler: (ctx) => batchUpdate(app, ctx) },
     { method: 'DELETE', path, bucket: 'secrets', handler: (ctx) => batchDelete(app, ctx) },
-  ];
+  ]);
 }

@@ -1,5 +1,5 @@
 /**
- * Raw secret routes, v3 (facts B6): list a folder, get by name or id, and create, update and
+ * Raw secret routes, v3 and the equivalent v4 (facts B6): list a folder, get by name or id, and create, update and
  * delete one secret. Values the caller may not read (no `readValue`) come back masked with
  * `secretValueHidden: true`; writes are checked per secret (environment, path, name, tags) and
  * publish `secret:*` project events.
@@ -154,10 +154,9 @@ function deleteSecret(app: DevApp, ctx: RequestContext): unknown {
   return { secret: withVisibility(rules, commit(app, scope.projectId, mutation)) };
 }
 
-/** Single-secret and list routes of `/api/v3/secrets/raw`. */
+/** Single-secret and list routes of `/api/v3/secrets/raw` and their `/api/v4/secrets` twins. */
 export function secretRoutes(app: DevApp): RouteDef[] {
-  const base = '/api/v3/secrets/raw';
-  return [
+  return ['/api/v3/secrets/raw', '/api/v4/secrets'].flatMap((base): RouteDef[] => [
     { method: 'GET', path: base, bucket: 'secrets', handler: (ctx) => listSecrets(app, ctx) },
     {
       method: 'GET',
@@ -184,5 +183,5 @@ export function secretRoutes(app: DevApp): RouteDef[] {
       bucket: 'secrets',
       handler: (ctx) => deleteSecret(app, ctx),
     },
-  ];
+  ]);
 }

@@ -146,10 +146,12 @@ function recordFailure(app: DevApp, ua: AuthMethodRecord): void {
 function checkSecretUsable(app: DevApp, cs: ClientSecretRecord): void {
   if (cs.clientSecretTTL > 0 && app.now() > Date.parse(cs.createdAt) + cs.clientSecretTTL * 1000) {
     cs.isClientSecretRevoked = true;
+    app.changed();
     throw unauthorized('Failed to authenticate identity credentials due to expired client secret');
   }
   if (cs.clientSecretNumUsesLimit > 0 && cs.clientSecretNumUses >= cs.clientSecretNumUsesLimit) {
     cs.isClientSecretRevoked = true;
+    app.changed();
     throw unauthorized(
       'Failed to authenticate identity credentials due to client secret number of uses limit reached',
     );
