@@ -99,7 +99,14 @@ afterEach(async () => {
   await api.stop();
 });
 
-function newInformer(options: { namespaces?: string[]; watchdogMs?: number; labelSelector?: string } = {}) {
+function newInformer(
+  options: {
+    namespaces?: string[];
+    watchdogMs?: number;
+    labelSelector?: string;
+    transform?: (obj: KubeObject) => KubeObject;
+  } = {},
+) {
   const informer = new Informer({
     name: 'configmaps',
     kubeConfig,
@@ -146,6 +153,25 @@ describe('Informer', () => {
     ]);
     expect(informer.list().map((o) => o.metadata?.name)).toEqual(['one']);
     expect(informer.restarts).toBe(0);
+  });
+
+  it('applies the transform before caching and before every handler, deletes included', async () => {
+    api.put('a', 'one', { k: 'listed' });
+    const seen: unknown[] = [];
+    const { informer } = newInformer({
+      transform: (o) =>
+        ({ metadata: o.metadata, keys: Object.keys((o as { data?: object }).data ?? {}) }) as KubeObject,
+    });
+    informer.on('add', (o) => seen.push(o));
+    informer.on('delete', (o) => seen.push(o));
+    informer.start();
+    await informer.waitForSync();
+    await eventually(() => expect(api.watches).toHaveLength(1));
+    api.emit('DELETED', api.put('a', 'one', { k: 'v', other: 'w' }));
+    await eventually(() => expect(seen).toHaveLength(2));
+    expect(seen.map((o) => (o as { keys: string[]; data?: unknown }).keys)).toEqual([['k'], ['k', 'other']]);
+    expect(seen.some((o) => 'data' in (o as object))).toBe(false);
+    expect(informer.list()).toEqual([]);
   });
 
   it('watches with bookmarks from the listed resourceVersion and passes selectors', async () => {

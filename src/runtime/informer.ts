@@ -31,7 +31,7 @@ export interface InformerResource extends ResourceRef {
   readonly namespaced: boolean;
 }
 
-export interface InformerOptions {
+export interface InformerOptions<T extends KubeObject = KubeObject> {
   /** Short name for logs and metrics, e.g. `secrets` or `projects.coffer.dev`. */
   readonly name: string;
   readonly kubeConfig: KubeConfig;
@@ -43,6 +43,13 @@ export interface InformerOptions {
   readonly fieldSelector?: string;
   readonly log: Logger;
   readonly keepManagedFields?: boolean;
+  /**
+   * Applied to every object before it is cached or handed to handlers (including the last state
+   * of a deleted object), e.g. to keep only Secrets' metadata and a hash of their data so that a
+   * cluster's Secrets do not sit in memory. Must be pure and must keep `metadata`.
+   */
+  // Method syntax keeps `Informer<V1Secret>` assignable to `Informer<KubeObject>` (bivariant).
+  transform?(obj: T): T;
   /** See `ReflectorOptions`. */
   readonly watchdogMs?: number;
   readonly minWatchTimeoutSeconds?: number;
@@ -63,7 +70,7 @@ export interface InformerHandlers<T> {
 
 export class Informer<T extends KubeObject = KubeObject> {
   readonly name: string;
-  private readonly o: InformerOptions;
+  private readonly o: InformerOptions<T>;
   private readonly store = new ObjectStore<T>();
   private readonly handlers: { [E in keyof InformerHandlers<T>]: InformerHandlers<T>[E][] } = {
     add: [],
@@ -77,7 +84,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   private running: Promise<void>[] = [];
   private restartCount = 0;
 
-  constructor(options: InformerOptions) {
+  constructor(options: InformerOptions<T>) {
     this.name = options.name;
     this.o = options;
     const namespaces = options.resource.namespaced ? (options.namespaces ?? []) : [];
@@ -192,17 +199,22 @@ export class Informer<T extends KubeObject = KubeObject> {
     if (event.type === 'DELETED') {
       const meta = event.object.metadata;
       this.store.remove(meta?.namespace, meta?.name ?? '');
-      this.emit('delete', event.object);
+      this.emit('delete', this.transformed(event.object));
       return;
     }
     this.upsert(event.object);
   }
 
-  private upsert(obj: T): void {
+  private upsert(received: T): void {
+    const obj = this.transformed(received);
     if (!this.o.keepManagedFields && obj.metadata) delete obj.metadata.managedFields;
     const outcome = this.store.upsert(obj);
     if (outcome.kind === 'added') this.emit('add', obj);
     else if (outcome.kind === 'updated') this.emit('update', obj, outcome.old);
+  }
+
+  private transformed(obj: T): T {
+    return this.o.transform ? this.o.transform(obj) : obj;
   }
 
   private emit<E extends keyof InformerHandlers<T>>(

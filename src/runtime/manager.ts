@@ -54,7 +54,10 @@ export interface ManagerOptions {
 }
 
 /** Options of `Manager.informer`; the manager supplies kube config, namespaces, log and metrics. */
-export type ManagedInformerOptions = Omit<InformerOptions, 'kubeConfig' | 'namespaces' | 'log' | 'onRestart'>;
+export type ManagedInformerOptions<T extends KubeObject = KubeObject> = Omit<
+  InformerOptions<T>,
+  'kubeConfig' | 'namespaces' | 'log' | 'onRestart'
+>;
 
 /** Options of `Manager.controller`; the manager supplies log, metrics and the default workers. */
 export type ManagedControllerOptions = Omit<ControllerOptions, 'log' | 'metrics'>;
@@ -87,7 +90,7 @@ export class Manager {
    * The informer named `options.name`, created on first use (informers are shared: the Secret
    * informer serves every controller). Must be called before `run`.
    */
-  informer<T extends KubeObject>(options: ManagedInformerOptions): Informer<T> {
+  informer<T extends KubeObject>(options: ManagedInformerOptions<T>): Informer<T> {
     const existing = this.informers.get(options.name);
     if (existing) return existing as unknown as Informer<T>;
     if (this.started) throw new Error(`cannot add informer ${options.name}: the manager is running`);
