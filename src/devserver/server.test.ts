@@ -48,6 +48,18 @@ describe('devserver HTTP core', () => {
     expect(res.status).toBe(200);
   });
 
+  it('sends a strong ETag and answers 304 when it matches', async () => {
+    const t = await start();
+    await t.bootstrap();
+    const first = await t.call('GET', '/api/v1/project-templates');
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^".+"$/);
+    const again = await t.call('GET', '/api/v1/project-templates', {
+      headers: { 'if-none-match': etag ?? '' },
+    });
+    expect(again.status).toBe(304);
+  });
+
   it('rejects malformed JSON with 400 in the error envelope', async () => {
     const t = await start();
     await t.bootstrap();
