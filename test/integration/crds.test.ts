@@ -3,13 +3,14 @@
 // through the status subresource, and refuses each invalid object of the shared table with a
 // readable message.
 import { randomBytes } from 'node:crypto';
+import { request, type RequestOptions } from 'node:https';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildAllCrds } from '../../src/api/crd/build.ts';
-import { findKind } from '../../src/api/v1alpha1/index.ts';
-import { applyObject, clusterFromInjected } from '../support/kube.ts';
-import { badObjects, loadSamples, type SampleObject } from '../unit/crds-cases.ts';
+import { additionalPrivilegeSpec, findKind } from '../../src/api/v1alpha1/index.ts';
+import { applyObject, clusterFromInjected, waitFor } from '../support/kube.ts';
+import { badObjects, loadSamples, sampleSpec, type SampleObject } from '../unit/crds-cases.ts';
 
 let kc: KubeConfig;
 let namespace: string;
@@ -42,11 +43,89 @@ async function rejection(write: Promise<unknown>): Promise<string> {
   throw new Error('the API server accepted an object it should refuse');
 }
 
+/** One raw HTTPS request to the API server (JSON in and out), bypassing client-node's models. */
+async function rawRequest(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: unknown }> {
+  const options: RequestOptions = {
+    method,
+    headers: { accept: 'application/json', 'content-type': 'application/apply-patch+yaml' },
+  };
+  await kc.applyToHTTPSOptions(options);
+  const url = new URL(path, kc.getCurrentCluster()?.server);
+  return new Promise((resolve, reject) => {
+    const req = request(url, options, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: text ? (JSON.parse(text) as unknown) : undefined }),
+      );
+    });
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+const crdPath = (name: string) => `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
+
+/**
+ * Server-side applies the generated CRDs as raw JSON and waits until each is served. (client-node
+ * serialises CRDs through its models, which silently drop keys such as enum, default and
+ * x-kubernetes-validations from plain objects, so its typed clients are not used here.)
+ */
+async function installGeneratedCrds(): Promise<void> {
+  for (const crd of buildAllCrds()) {
+    const applied = await rawRequest(
+      'PATCH',
+      `${crdPath(crd.metadata.name)}?fieldManager=coffer-tests&force=true`,
+      crd,
+    );
+    if (applied.status !== 200 && applied.status !== 201) {
+      throw new Error(`cannot install CRD ${crd.metadata.name}: ${JSON.stringify(applied.body)}`);
+    }
+  }
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  for (const crd of buildAllCrds()) {
+    await waitFor(
+      () =>
+        custom.listClusterCustomObject({
+          group: 'coffer.dev',
+          version: 'v1alpha1',
+          plural: crd.spec.names.plural,
+        }),
+      {
+        timeoutMs: 30_000,
+        message: `${crd.metadata.name} to be served`,
+      },
+    );
+  }
+}
+
 beforeAll(async () => {
   const cluster = clusterFromInjected();
   kc = cluster.kubeConfig();
-  await cluster.installCRDs(buildAllCrds());
+  await installGeneratedCrds();
   namespace = await cluster.createNamespace();
+});
+
+describe('generated CRDs on the API server', () => {
+  it.each(buildAllCrds().map((crd) => [crd.metadata.name, crd] as const))(
+    '%s is stored with its schema, columns and names exactly as generated (nothing pruned)',
+    async (name, crd) => {
+      const stored = (await rawRequest('GET', crdPath(name))).body as typeof crd & {
+        status: { conditions: { type: string; status: string }[] };
+      };
+      expect(stored.spec.versions).toEqual(crd.spec.versions);
+      expect(stored.spec.names).toEqual(crd.spec.names);
+      expect(stored.spec.scope).toBe(crd.spec.scope);
+      expect(stored.status.conditions).toContainEqual(
+        expect.objectContaining({ type: 'Established', status: 'True' }),
+      );
+    },
+  );
 });
 
 describe('samples on the API server', () => {
@@ -137,6 +216,28 @@ describe('invalid objects on the API server', () => {
       expect(message).toContain(testCase.apiMessage);
     },
   );
+
+  it('keeps action as a string or a list; its shape is checked by zod, not the API server', async () => {
+    const withAction = (action: unknown) => {
+      const spec = sampleSpec('AdditionalPrivilege');
+      ((spec['permissions'] as Record<string, unknown>[])[0] as Record<string, unknown>)['action'] = action;
+      return spec;
+    };
+    for (const [name, action] of [
+      ['action-one', 'read'],
+      ['action-many', ['read', 'edit']],
+      ['action-number', 42],
+    ] as const) {
+      const stored = await applyObject<SampleObject>(
+        kc,
+        objectFor('AdditionalPrivilege', name, withAction(action)),
+      );
+      expect((stored.spec?.['permissions'] as { action: unknown }[])[0]?.action).toEqual(action);
+    }
+    // A structural schema cannot type a string-or-list node, so CEL cannot check it; zod can.
+    const parsed = additionalPrivilegeSpec.safeParse(withAction(42));
+    expect(parsed.success).toBe(false);
+  });
 
   it('refuses an unknown field (the schema is structural, so nothing is silently dropped)', async () => {
     const sample = loadSamples().find((s) => s.object.kind === 'Project')?.object;

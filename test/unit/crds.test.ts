@@ -14,6 +14,8 @@ function undescribedFields(node: SchemaNode, path: string): string[] {
   const missing: string[] = [];
   const properties = (node['properties'] ?? {}) as Record<string, SchemaNode>;
   for (const [name, child] of Object.entries(properties)) {
+    // The API server refuses a description on metadata; kubectl explain has its own text for it.
+    if (path.split('.').length === 1 && name === 'metadata') continue;
     const description = child['description'];
     if (typeof description !== 'string' || description.trim().length < 5) missing.push(`${path}.${name}`);
     missing.push(...undescribedFields(child, `${path}.${name}`));

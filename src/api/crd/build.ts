@@ -50,7 +50,8 @@ function rootSchema(kind: KindDefinition): SchemaNode {
         type: 'string',
       },
       kind: { description: `Kind of the object: ${kind.kind}.`, type: 'string' },
-      metadata: { description: 'Standard Kubernetes object metadata.', type: 'object' },
+      // The API server forbids anything on metadata but name/generateName rules, even a description.
+      metadata: { type: 'object' },
       spec: structuralSchemaOf(kind.spec),
       status: structuralSchemaOf(kind.status),
     },

@@ -5,7 +5,6 @@
 import { z } from 'zod';
 import { accessRangePattern } from './duration.ts';
 import { slug } from './common.ts';
-import { withRules } from './schema-helpers.ts';
 
 const actionName = z
   .string()
@@ -14,25 +13,21 @@ const actionName = z
   .regex(/^[A-Za-z][A-Za-z-]*$/, 'must be an action name such as read, readValue or subscribe-on-created');
 
 /**
- * `action`: one action name or a list of them. The CRD cannot describe "string or list" in a
- * structural schema, so the node keeps any JSON value (`x-kubernetes-preserve-unknown-fields`)
- * and a CEL rule enforces the two allowed shapes.
+ * `action`: one action name or a list of them. A structural schema cannot say "string or list":
+ * the node is left untyped with `x-kubernetes-preserve-unknown-fields`, which makes the API server
+ * store either shape. It cannot check the shape either (CEL rules need a typed node), so zod does:
+ * a malformed action is reported by the operator as an InvalidSpec condition.
  */
-export const permissionAction = withRules(z.union([actionName, z.array(actionName).min(1).max(32)]), [
-  {
-    rule:
-      'type(self) == string ? size(self) > 0 : ' +
-      '(type(self) == list && size(self) > 0 && size(self) <= 32 && self.all(a, type(a) == string && size(a) > 0))',
-    message: 'action must be a non-empty action name or a list of 1 to 32 action names',
-  },
-])
+export const permissionAction = z
+  .union([actionName, z.array(actionName).min(1).max(32)])
   .meta({ 'x-kubernetes-preserve-unknown-fields': true })
   .describe(
-    'One action or a list of actions the rule grants (or, with inverted, denies), e.g. read or ' +
+    'One action or a list of 1–32 actions the rule grants (or, with inverted, denies), e.g. read or ' +
       '[readValue, create, edit, delete]. Secret actions: read, describeSecret, readValue, create, ' +
       'edit, delete; secret-event actions: subscribe-on-created, subscribe-on-updated, ' +
       'subscribe-on-deleted, subscribe-on-import-mutations. A single action and a one-element list ' +
-      'are equivalent.',
+      'are equivalent. The API server accepts any value here; a malformed one is reported in the ' +
+      'Synced condition with reason InvalidSpec.',
   );
 
 /** Conditions narrowing a permission rule to an environment and a secret path glob. */
