@@ -34,7 +34,10 @@ export interface ReflectorOptions {
   readonly log: Logger;
   /** Items per list page (default 500). */
   readonly pageSize?: number;
-  /** Relist when a watch is silent this long (default 5 min; bookmarks arrive about every minute). */
+  /**
+   * Relist when a watch is silent this long (default 150 s). kube-apiserver sends a bookmark to
+   * every watcher each 60 s (measured with 1.37), so 150 s tolerates one lost bookmark.
+   */
   readonly watchdogMs?: number;
   /** Server-side watch timeout; each watch picks a random value in [min, 2 × min) (default 300 s). */
   readonly minWatchTimeoutSeconds?: number;
@@ -43,6 +46,8 @@ export interface ReflectorOptions {
   readonly clock?: Clock;
   readonly random?: () => number;
 }
+
+export const defaultWatchdogMs = 150_000;
 
 /** Thrown internally when the watchdog ends a silent watch. */
 class SilentWatchError extends Error {}
@@ -94,7 +99,7 @@ export class Reflector<T extends KubeObject> {
     const attempt = new AbortController();
     const onAbort = (): void => attempt.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
-    const watchdog = startWatchdog(this.clock, this.o.watchdogMs ?? 300_000, (silentFor) =>
+    const watchdog = startWatchdog(this.clock, this.o.watchdogMs ?? defaultWatchdogMs, (silentFor) =>
       attempt.abort(new SilentWatchError(`no event or bookmark for ${silentFor} ms`)),
     );
     const minTimeout = this.o.minWatchTimeoutSeconds ?? 300;
