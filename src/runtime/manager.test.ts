@@ -125,7 +125,7 @@ describe('Manager', () => {
     abort.abort();
     expect(await done).toBe('stopped');
     expect(lease.current()?.record).toMatchObject({ holderIdentity: '', leaseDurationSeconds: 1 });
-  });
+  }, 15_000);
 
   it("returns 'lost' and aborts in-flight work when the lease cannot be renewed", async () => {
     const lease = memoryLease();
