@@ -146,13 +146,13 @@ describe('managed reconciler on a real API server', () => {
 
   it('reports an invalid spec terminally, once, without calling the service', async () => {
     const calls = widgets.service.calls.length;
-    await widgets.create('invalid', { name: '', size: 'large' });
+    await widgets.create('invalid', { name: '', size: 1000 });
     const first = await widgets.settle('invalid');
     await widgets.reconcile('invalid');
     expect(first.error).toMatchObject({ errorClass: 'terminal', reason: 'InvalidSpec' });
     const synced = await widgets.condition('invalid', 'Synced');
     expect(synced?.message).toContain('spec.name: Too small');
-    expect(synced?.message).toContain('spec.size: Invalid input');
+    expect(synced?.message).toContain('spec.size: Too big');
     expect((await widgets.events('invalid')).map((e) => [e.type, e.reason, e.count])).toEqual([
       ['Warning', 'InvalidSpec', 1],
     ]);

@@ -42,7 +42,16 @@ export interface WidgetStatus extends Record<string, unknown> {
   readonly parentId?: string;
 }
 
-/** The CRD: loose schemas (the zod schema is what the reconciler validates), status subresource. */
+const str = { type: 'string' };
+const int = { type: 'integer' };
+const bool = { type: 'boolean' };
+const obj = (properties: Record<string, unknown>) => ({ type: 'object', properties });
+
+/**
+ * The CRD. Its schema only declares types (the zod schema is what the reconciler validates, so
+ * bounds are left out on purpose) and uses no `x-kubernetes-*` extensions: client-node's typed
+ * serializer drops keys spelled that way.
+ */
 export const widgetCrd: KubernetesObject & Record<string, unknown> = {
   apiVersion: 'apiextensions.k8s.io/v1',
   kind: 'CustomResourceDefinition',
@@ -58,13 +67,37 @@ export const widgetCrd: KubernetesObject & Record<string, unknown> = {
         storage: true,
         subresources: { status: {} },
         schema: {
-          openAPIV3Schema: {
-            type: 'object',
-            properties: {
-              spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-              status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-            },
-          },
+          openAPIV3Schema: obj({
+            spec: obj({
+              name: str,
+              size: int,
+              parentRef: obj({ name: str }),
+              outputSecretName: str,
+              expired: bool,
+              checkAfterMs: int,
+              deletionPolicy: str,
+              managementPolicy: str,
+              pollInterval: str,
+            }),
+            status: obj({
+              id: str,
+              observedGeneration: int,
+              lastHandledReconcileAt: str,
+              size: int,
+              parentId: str,
+              conditions: {
+                type: 'array',
+                items: obj({
+                  type: str,
+                  status: str,
+                  reason: str,
+                  message: str,
+                  lastTransitionTime: str,
+                  observedGeneration: int,
+                }),
+              },
+            }),
+          }),
         },
       },
     ],
