@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds kube-apiserver, kubectl, etcd and helm from their Go modules (through the
 # Go module proxy) into a cache outside the repository, keyed by version:
-#   $COFFER_CACHE_DIR/bin/k8s-<v>/{kube-apiserver,kubectl}
+#   $COFFER_CACHE_DIR/bin/k8s-<v>/{kube-apiserver,kubectl}   (COFFER_CACHE_DIR defaults to ~/.cache/coffer)
 #   $COFFER_CACHE_DIR/bin/etcd-<v>/etcd
 #   $COFFER_CACHE_DIR/bin/helm-<v>/helm
 # A binary already in the cache is reused, so a second run takes seconds.
-# Envtest conventions are honoured: with KUBEBUILDER_ASSETS (or TEST_ASSET_KUBE_APISERVER
-# and TEST_ASSET_ETCD) set, those binaries are used and nothing is built for them.
+# Envtest conventions are honoured per binary: TEST_ASSET_KUBE_APISERVER, TEST_ASSET_ETCD,
+# TEST_ASSET_KUBECTL, or KUBEBUILDER_ASSETS/<name>; a binary provided that way is not built.
 # A failed build prints the Go error and exits non-zero; there is no fallback.
 set -euo pipefail
 
@@ -22,6 +22,11 @@ export GOTOOLCHAIN=local GOFLAGS=-buildvcs=false
 jobs=${COFFER_BUILD_JOBS:-}
 
 log() { printf '[control-plane] %s\n' "$*" >&2; }
+
+# Throw-away build modules, removed on exit. (A RETURN trap would outlive its function and fire,
+# with `set -u`, on every later return.)
+workdirs=()
+trap 'rm -rf "${workdirs[@]}"' EXIT
 
 need_go() {
   command -v go >/dev/null 2>&1 || {
@@ -52,15 +57,39 @@ prepare_kubernetes_module() {
   } >"$dir/go.mod"
 }
 
-build_kubernetes() {
-  if [[ -x "$k8s_dir/kube-apiserver" && -x "$k8s_dir/kubectl" ]]; then
-    log "kube-apiserver and kubectl $KUBERNETES_VERSION: cached in $k8s_dir"
-    return
+# The envtest-provided path of a binary (TEST_ASSET_<VAR>, else KUBEBUILDER_ASSETS/<name>), or nothing.
+provided() {
+  local name=$1 var=$2
+  if [[ -n "${!var:-}" ]]; then
+    [[ -x "${!var}" ]] || { log "error: $var=${!var} is not an executable file"; exit 1; }
+    echo "${!var}"
+  elif [[ -n "${KUBEBUILDER_ASSETS:-}" && -x "$KUBEBUILDER_ASSETS/$name" ]]; then
+    echo "$KUBEBUILDER_ASSETS/$name"
   fi
+}
+
+# Fails early, with the reason, when the proxy does not serve the k8s.io/kubernetes source zip
+# (it answers 403 for versions it withholds, and `go get` alone reports that less plainly).
+check_kubernetes_served() {
+  local proxy url
+  proxy=$(go env GOPROXY | cut -d, -f1 | cut -d'|' -f1)
+  [[ $proxy == http* ]] || return 0
+  url="$proxy/k8s.io/kubernetes/@v/$KUBERNETES_VERSION.zip"
+  if ! curl -fsSI -o /dev/null "$url"; then
+    log "error: the module proxy does not serve $url"
+    log "set KUBERNETES_VERSION in $here/versions.env to a release whose zip it serves (often an earlier patch release)"
+    exit 1
+  fi
+}
+
+# Builds the given k8s.io/kubernetes commands (kube-apiserver, kubectl) into $k8s_dir.
+build_kubernetes() {
+  local cmds=("$@") work minor ldflags cmd
+  [[ ${#cmds[@]} -gt 0 ]] || return 0
   need_go
-  local work minor ldflags
+  check_kubernetes_served
   work=$(mktemp -d)
-  trap 'rm -rf "$work"' RETURN
+  workdirs+=("$work")
   prepare_kubernetes_module "$work"
   minor=$(cut -d. -f2 <<<"$KUBERNETES_VERSION")
   ldflags="-s -w"
@@ -69,13 +98,18 @@ build_kubernetes() {
     ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
   done
   log "resolving k8s.io/kubernetes@$KUBERNETES_VERSION modules (first run downloads them)"
-  (cd "$work" && go get "k8s.io/kubernetes/cmd/kube-apiserver@$KUBERNETES_VERSION" "k8s.io/kubernetes/cmd/kubectl@$KUBERNETES_VERSION")
-  mkdir -p "$k8s_dir.tmp"
-  for cmd in kube-apiserver kubectl; do
+  # `go get` names the module, not the cmd packages: the proxy answers 403 (not 404) for the
+  # non-existent modules k8s.io/kubernetes/cmd/..., which `go get <pkg>@v` would probe first.
+  (cd "$work" && go get "k8s.io/kubernetes@$KUBERNETES_VERSION")
+  printf 'package tools\n\nimport (\n\t_ "k8s.io/kubernetes/cmd/kube-apiserver/app"\n\t_ "k8s.io/kubectl/pkg/cmd"\n)\n' >"$work/tools.go"
+  (cd "$work" && go mod tidy)
+  mkdir -p "$k8s_dir"
+  for cmd in "${cmds[@]}"; do
     log "building $cmd $KUBERNETES_VERSION (several minutes on first run)"
-    (cd "$work" && go build ${jobs:+-p "$jobs"} -trimpath -ldflags "$ldflags" -o "$k8s_dir.tmp/$cmd" "k8s.io/kubernetes/cmd/$cmd")
+    (cd "$work" && go build -mod=mod ${jobs:+-p "$jobs"} -trimpath -ldflags "$ldflags" -o "$work/bin/$cmd" "k8s.io/kubernetes/cmd/$cmd")
+    # Moved into place only once complete, so an interrupted build never leaves a cached half.
+    mv "$work/bin/$cmd" "$k8s_dir/$cmd"
   done
-  rm -rf "$k8s_dir" && mv "$k8s_dir.tmp" "$k8s_dir"
 }
 
 build_etcd() {
@@ -86,7 +120,7 @@ build_etcd() {
   need_go
   local work
   work=$(mktemp -d)
-  trap 'rm -rf "$work"' RETURN
+  workdirs+=("$work")
   printf 'module coffer.local/etcd-build\n\ngo %s.0\n' "$(go env GOVERSION | sed -E 's/^go([0-9]+\.[0-9]+).*/\1/')" >"$work/go.mod"
   cat >"$work/main.go" <<'GO'
 package main
@@ -114,11 +148,15 @@ build_helm() {
   need_go
   local work major
   work=$(mktemp -d)
-  trap 'rm -rf "$work"' RETURN
+  workdirs+=("$work")
   major=$(cut -d. -f1 <<<"$HELM_VERSION")
   printf 'module coffer.local/helm-build\n\ngo %s.0\n' "$(go env GOVERSION | sed -E 's/^go([0-9]+\.[0-9]+).*/\1/')" >"$work/go.mod"
   log "building helm $HELM_VERSION"
-  (cd "$work" && go get "helm.sh/helm/$major/cmd/helm@$HELM_VERSION")
+  # As for Kubernetes, `go get` names the module: the proxy answers 403 for helm.sh/helm/vN/cmd/helm.
+  # The tools file (build tag `tools`, never compiled) lets `go mod tidy` record cmd/helm's dependencies.
+  (cd "$work" && go get "helm.sh/helm/$major@$HELM_VERSION")
+  printf '//go:build tools\n\npackage tools\n\nimport _ "helm.sh/helm/%s/cmd/helm"\n' "$major" >"$work/tools.go"
+  (cd "$work" && go mod tidy)
   mkdir -p "$helm_dir.tmp"
   (cd "$work" && go build ${jobs:+-p "$jobs"} -trimpath \
     -ldflags "-s -w -X helm.sh/helm/$major/internal/version.version=$HELM_VERSION -X helm.sh/helm/$major/internal/version.gitTreeState=clean" \
@@ -126,15 +164,37 @@ build_helm() {
   rm -rf "$helm_dir" && mv "$helm_dir.tmp" "$helm_dir"
 }
 
+# Prints one line per binary with what its --version says.
+report() {
+  local apiserver=$1 etcd=$2 kubectl=$3
+  log "kube-apiserver: $("$apiserver" --version) ($apiserver)"
+  log "etcd: $("$etcd" --version | head -n 1) ($etcd)"
+  log "kubectl: $("$kubectl" version --client | head -n 1) ($kubectl)"
+  log "helm: $("$helm_dir/helm" version --short) ($helm_dir/helm)"
+}
+
 main() {
-  if [[ -n "${KUBEBUILDER_ASSETS:-}" || (-n "${TEST_ASSET_KUBE_APISERVER:-}" && -n "${TEST_ASSET_ETCD:-}") ]]; then
-    log "using envtest binaries from ${KUBEBUILDER_ASSETS:-TEST_ASSET_* variables}; not building kube-apiserver/etcd"
-  else
-    build_etcd
-    build_kubernetes
-  fi
+  local started=$SECONDS kubeapiserver etcd kubectl to_build=()
+  kubeapiserver=$(provided kube-apiserver TEST_ASSET_KUBE_APISERVER)
+  etcd=$(provided etcd TEST_ASSET_ETCD)
+  kubectl=$(provided kubectl TEST_ASSET_KUBECTL)
+  if [[ -n $etcd ]]; then log "etcd: using $etcd (envtest)"; else build_etcd; etcd="$etcd_dir/etcd"; fi
+  for cmd in kube-apiserver kubectl; do
+    local var=${cmd//-/} # the local variable holding the envtest path, if any
+    if [[ -n ${!var} ]]; then
+      log "$cmd: using ${!var} (envtest)"
+    elif [[ -x "$k8s_dir/$cmd" ]]; then
+      log "$cmd $KUBERNETES_VERSION: cached in $k8s_dir"
+    else
+      to_build+=("$cmd")
+    fi
+  done
+  build_kubernetes "${to_build[@]}"
+  kubeapiserver=${kubeapiserver:-$k8s_dir/kube-apiserver}
+  kubectl=${kubectl:-$k8s_dir/kubectl}
   build_helm
-  log "ready: $("$k8s_dir/kube-apiserver" --version 2>/dev/null || echo "kube-apiserver from envtest")"
+  report "$kubeapiserver" "$etcd" "$kubectl"
+  log "ready in $((SECONDS - started)) s"
 }
 
 main "$@"
