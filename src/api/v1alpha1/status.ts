@@ -60,6 +60,13 @@ export const commonStatusFields = {
     .describe(
       'Id of the object in the service (external id), once it exists. Also recorded in the coffer.dev/external-id annotation.',
     ),
+  lastHandledReconcileAt: z
+    .string()
+    .max(256)
+    .optional()
+    .describe(
+      'The last value of the coffer.dev/reconcile-requested-at annotation that was handled: set the annotation to a new value to force a reconcile now.',
+    ),
 };
 
 /** The common status alone, for kinds with nothing else to report. */
