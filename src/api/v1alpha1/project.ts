@@ -57,7 +57,16 @@ export const projectSpec = withRules(
         'Let the service create its default environments (Development, Staging, Production) at creation, in ' +
           'addition to those listed. Default: false.',
       ),
-    environments: listMap(environmentEntry, ['slug'], 64)
+    environments: withRules(listMap(environmentEntry, ['slug'], 64), [
+      {
+        rule: 'self.all(e, !has(e.position) || self.exists_one(f, has(f.position) && f.position == e.position))',
+        message: 'environment positions must be unique',
+        check: (list) => {
+          const positions = list.flatMap((e) => (e.position === undefined ? [] : [e.position]));
+          return new Set(positions).size === positions.length;
+        },
+      },
+    ])
       .optional()
       .describe(
         'Environments the project must have, identified by slug. Missing ones are created, changed names or ' +

@@ -1,0 +1,112 @@
+/**
+ * Test support for the Project, Identity and IdentityAuth adapter tests (imported only by
+ * `*.test.ts`): fake `OperatorServices` over a real service client (usually a devserver on
+ * loopback), in-memory readers and Secrets, and adapter contexts.
+ */
+import { pino } from 'pino';
+import type { ServiceClient } from '../../client/index.ts';
+import type {
+  BoundContext,
+  ExternalContext,
+  ManagedObject,
+  ResolveContext,
+} from '../../managed/external-client.ts';
+import type { KubeObject } from '../../runtime/object-meta.ts';
+import type { OperatorServices } from '../kind-controller.ts';
+
+/** A silent logger. */
+export const silentLog = pino({ level: 'silent' });
+
+/** Inputs of {@link fakeServices}; every field can be changed by the test afterwards. */
+export interface FakeWorld {
+  organizationId?: string;
+  /** Coffer objects by kind. */
+  objects: Record<string, KubeObject[]>;
+  /** Secrets by `namespace/name`, decoded. */
+  secrets: Record<string, Record<string, string>>;
+  now: Date;
+}
+
+/** Fake services over `client`, reading the mutable `world`. */
+export function fakeServices(client: ServiceClient, world: FakeWorld): OperatorServices {
+  return {
+    connectionFor: () =>
+      Promise.resolve({
+        client,
+        key: 'Connection/ns/test',
+        ...(world.organizationId ? { organizationId: world.organizationId } : {}),
+      }),
+    reader: <T extends KubeObject>(kind: string) => ({
+      get: (request: { namespace?: string; name: string }) =>
+        Promise.resolve(
+          (world.objects[kind] ?? []).find(
+            (o) => o.metadata?.name === request.name && o.metadata.namespace === request.namespace,
+          ) as T | undefined,
+        ),
+    }),
+    secrets: { read: (ns, name) => Promise.resolve(world.secrets[`${ns}/${name}`]) },
+    configMaps: { read: () => Promise.resolve(undefined) },
+    enqueue: () => undefined,
+    log: silentLog,
+    now: () => world.now,
+  };
+}
+
+/** A managed object of `kind` in namespace `ns` with `spec` (already parsed). */
+export function managed<Spec>(
+  kind: string,
+  name: string,
+  spec: Spec,
+  extra: Partial<Pick<ManagedObject<Spec>, 'status'>> & { annotations?: Record<string, string> } = {},
+): ManagedObject<Spec> {
+  return {
+    apiVersion: 'coffer.dev/v1alpha1',
+    kind,
+    metadata: {
+      name,
+      namespace: 'ns',
+      uid: `uid-${name}`,
+      generation: 1,
+      annotations: extra.annotations ?? {},
+    },
+    spec,
+    ...(extra.status ? { status: extra.status } : {}),
+  };
+}
+
+/** An adapter context; with `externalId` it is also a `BoundContext`. */
+export function context<Refs>(references: Refs, externalId?: string): ExternalContext<Refs> {
+  return {
+    references,
+    signal: new AbortController().signal,
+    log: silentLog,
+    ...(externalId ? { externalId } : {}),
+  };
+}
+
+/** A bound context (update, delete). */
+export function bound<Refs>(references: Refs, externalId: string): BoundContext<Refs> {
+  return { references, signal: new AbortController().signal, log: silentLog, externalId };
+}
+
+/** A resolve context. */
+export function resolving(deleting = false): ResolveContext {
+  return { deleting, waitRequeueMs: 10_000, signal: new AbortController().signal, log: silentLog };
+}
+
+/** A referenced Coffer object that is Ready with `status.id`. */
+export function readyObject(
+  kind: string,
+  name: string,
+  id: string,
+  options: { spec?: unknown; clusterScoped?: boolean } = {},
+): KubeObject {
+  const { spec = {}, clusterScoped = false } = options;
+  return {
+    apiVersion: 'coffer.dev/v1alpha1',
+    kind,
+    metadata: { name, ...(clusterScoped ? {} : { namespace: 'ns' }), generation: 1 },
+    spec,
+    status: { id, conditions: [{ type: 'Ready', status: 'True', reason: 'Available', message: '' }] },
+  } as KubeObject;
+}
