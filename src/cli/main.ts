@@ -21,6 +21,10 @@ const subcommands: Record<string, Subcommand> = {
     summary: 'run the API-compatible local service',
     run: async (args) => (await import('./devserver.ts')).runDevServer(args),
   },
+  operator: {
+    summary: 'run the operator (reconciles the coffer.dev resources)',
+    run: async (args) => (await import('./operator.ts')).runOperator(args),
+  },
   version: {
     summary: 'print the version',
     run: () => {

@@ -1,0 +1,23 @@
+/**
+ * Bootstrap: one-time initialisation of a fresh service instance, with the resulting credentials
+ * written to an owned Secret and, optionally, a Connection using them. Reconciled by the
+ * operator's direct reconciler (see `sync.ts`).
+ */
+import { bootstrapKind, type BootstrapSpec } from '../../api/v1alpha1/index.ts';
+import type { DirectKindController } from '../../operator/direct-kind.ts';
+import { configMapKeyRefs } from '../connection/credentials.ts';
+import { bootstrapSync, type BootstrapStatusFields } from './sync.ts';
+
+export const bootstrapController: DirectKindController<BootstrapSpec, BootstrapStatusFields> = {
+  definition: bootstrapKind,
+  createSync: (services) => bootstrapSync(services),
+  // The output Secret too: a foreign Secret of that name going away lets the Bootstrap proceed.
+  referencedSecrets: (obj) => {
+    const namespace = obj.metadata.namespace;
+    const refs = [obj.spec.passwordSecretRef, { name: obj.spec.outputSecretName }];
+    if (obj.spec.tls?.caBundleSecretRef) refs.push(obj.spec.tls.caBundleSecretRef);
+    return refs.map((ref) => ({ name: ref.name, ...(namespace ? { namespace } : {}) }));
+  },
+  referencedConfigMaps: (obj) => configMapKeyRefs(obj.spec, obj.metadata.namespace),
+  ownedKinds: ['Connection'],
+};

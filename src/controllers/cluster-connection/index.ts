@@ -1,0 +1,20 @@
+/**
+ * ClusterConnection: a cluster-scoped Connection shared with the namespaces in
+ * `spec.allowedNamespaces`. Its own reconcile is the Connection's (verify the credentials); the
+ * namespace admission happens when a resource resolves its `connectionRef` (see
+ * `src/operator/connections.ts` and `admission.ts`).
+ */
+import { clusterConnectionKind, type ClusterConnectionSpec } from '../../api/v1alpha1/index.ts';
+import type { DirectKindController } from '../../operator/direct-kind.ts';
+import { configMapKeyRefs, secretKeyRefs } from '../connection/credentials.ts';
+import { connectionSync, type ConnectionStatusFields } from '../connection/sync.ts';
+
+export const clusterConnectionController: DirectKindController<
+  ClusterConnectionSpec,
+  ConnectionStatusFields
+> = {
+  definition: clusterConnectionKind,
+  createSync: (services) => connectionSync<ClusterConnectionSpec>('ClusterConnection', services),
+  referencedSecrets: (obj) => secretKeyRefs(obj.spec, undefined),
+  referencedConfigMaps: (obj) => configMapKeyRefs(obj.spec, undefined),
+};

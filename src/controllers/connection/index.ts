@@ -1,0 +1,15 @@
+/**
+ * Connection: a namespaced service URL plus credentials. Reconciled by the operator's direct
+ * reconciler (it mirrors no service object): Ready once the service accepts the credentials.
+ */
+import { connectionKind, type ConnectionSpec } from '../../api/v1alpha1/index.ts';
+import type { DirectKindController } from '../../operator/direct-kind.ts';
+import { configMapKeyRefs, secretKeyRefs } from './credentials.ts';
+import { connectionSync, type ConnectionStatusFields } from './sync.ts';
+
+export const connectionController: DirectKindController<ConnectionSpec, ConnectionStatusFields> = {
+  definition: connectionKind,
+  createSync: (services) => connectionSync<ConnectionSpec>('Connection', services),
+  referencedSecrets: (obj) => secretKeyRefs(obj.spec, obj.metadata.namespace),
+  referencedConfigMaps: (obj) => configMapKeyRefs(obj.spec, obj.metadata.namespace),
+};

@@ -1,0 +1,83 @@
+/**
+ * The reconcile of a Connection or ClusterConnection: build (or reuse) the client for the current
+ * spec and Secrets, check that the service accepts the credentials, and report it.
+ *
+ * | situation                          | Ready                        | Synced                         |
+ * |------------------------------------|------------------------------|--------------------------------|
+ * | credentials accepted               | True `Available`             | True                           |
+ * | the service rejected them          | False `InvalidCredentials`   | False `InvalidCredentials`     |
+ * | a referenced Secret/key is missing | False `CredentialsNotFound`  | False `CredentialsNotFound`    |
+ * | service unreachable, 5xx           | unchanged                    | False (retried with backoff)   |
+ *
+ * Every resource using the connection shares the client built here (same cache key), so a
+ * Secret change rebuilds it once for everybody.
+ */
+import type { ManagedObject } from '../../managed/external-client.ts';
+import { Reasons } from '../../runtime/conditions.ts';
+import type {
+  ConditionState,
+  DirectOutcome,
+  DirectServices,
+  DirectSync,
+} from '../../operator/direct-kind.ts';
+import { connectionKey, type ConnectionKindName } from '../../operator/connections.ts';
+import { MissingCredentialsError, type ConnectionSettings } from './credentials.ts';
+import { checkCredentials } from './verify.ts';
+
+/** Condition reason when the service rejects the credentials. */
+export const INVALID_CREDENTIALS = 'InvalidCredentials';
+
+/** Status fields of both connection kinds besides the common ones. */
+export interface ConnectionStatusFields extends Record<string, unknown> {
+  readonly organizationId?: string;
+}
+
+function failed(reason: string, message: string): DirectOutcome<ConnectionStatusFields> {
+  const state: ConditionState = { status: 'False', reason, message };
+  return { ready: state, synced: state, status: {} };
+}
+
+const accepted: ConditionState = {
+  status: 'True',
+  reason: Reasons.Available,
+  message: 'the service accepted the credentials',
+};
+
+/** The sync of connection kind `kind`. */
+export function connectionSync<Spec extends ConnectionSettings>(
+  kind: ConnectionKindName,
+  services: DirectServices,
+): DirectSync<Spec, ConnectionStatusFields> {
+  return {
+    async sync(obj: ManagedObject<Spec>, ctx) {
+      let connection;
+      try {
+        connection = await services.connections.clientFor(kind, obj, obj.spec);
+      } catch (error) {
+        if (error instanceof MissingCredentialsError) return failed(error.reason, error.message);
+        throw error;
+      }
+      const check = await checkCredentials(connection.client, connection.accessToken, { signal: ctx.signal });
+      if (!check.accepted) return failed(INVALID_CREDENTIALS, check.message);
+      const wasReady = obj.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+      return {
+        ready: accepted,
+        ...(check.identityId ? { id: check.identityId } : {}),
+        status: check.organizationId ? { organizationId: check.organizationId } : {},
+        events: wasReady
+          ? []
+          : [
+              {
+                type: 'Normal',
+                reason: 'Connected',
+                message: `${kind} ${obj.metadata.name} is ready: ${accepted.message}`,
+              },
+            ],
+      };
+    },
+    forget(request) {
+      const metadata = { name: request.name, ...(request.namespace ? { namespace: request.namespace } : {}) };
+      services.connections.invalidate(connectionKey(kind, { metadata }));
+    },
+  };
+}

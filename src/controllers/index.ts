@@ -1,0 +1,22 @@
+/**
+ * The registry of kind controllers the operator runs (`src/operator/assemble.ts`).
+ *
+ * `kindControllers`: kinds that mirror a service object, on the generic managed reconciler.
+ * Adding one = one line here (keep the order of `allKinds`: dependencies first).
+ *
+ * `directKindControllers`: kinds that mirror no service object (connections and Bootstrap), on
+ * the operator's small direct reconciler.
+ */
+import type { DirectKindController } from '../operator/direct-kind.ts';
+import { bootstrapController } from './bootstrap/index.ts';
+import { clusterConnectionController } from './cluster-connection/index.ts';
+import { connectionController } from './connection/index.ts';
+import type { KindController } from './kind-controller.ts';
+
+export const kindControllers: readonly KindController[] = [];
+
+export const directKindControllers: readonly DirectKindController[] = [
+  connectionController,
+  clusterConnectionController,
+  bootstrapController,
+];

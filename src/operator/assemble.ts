@@ -1,0 +1,165 @@
+/**
+ * The production composition of the operator on a `Manager`: informers for every kind, Secrets,
+ * ConfigMaps and Namespaces; one controller per kind (managed kinds on the generic managed
+ * reconciler, Connection/ClusterConnection/Bootstrap on the direct reconciler); the watches that
+ * feed them (`watches.ts`); and the services every adapter uses (`services.ts`).
+ */
+import { CoreV1Api } from '@kubernetes/client-node';
+import type { z } from 'zod';
+import type { KindController } from '../controllers/kind-controller.ts';
+import type { ManagedSpecFields } from '../managed/external-client.ts';
+import { cacheReader, customObjectPatcher } from '../managed/kube-objects.ts';
+import { createManagedReconciler } from '../managed/reconciler.ts';
+import type { Controller } from '../runtime/controller.ts';
+import { ignoreStatusOnlyUpdates } from '../runtime/event-sources.ts';
+import { createEventRecorder, type EventRecorder } from '../runtime/events.ts';
+import type { Manager } from '../runtime/manager.ts';
+import type { Reconciler } from '../runtime/reconcile.ts';
+import type { DirectKindController, DirectServices } from './direct-kind.ts';
+import { createDirectReconciler } from './direct-reconciler.ts';
+import { createInformers, resourceOf, type OperatorInformers } from './informers.ts';
+import { createServices } from './services.ts';
+import { watchDependencies, watchNamespaceLabels, watchOwnSources, type WatchedKind } from './watches.ts';
+
+export interface AssembleOptions {
+  readonly manager: Manager;
+  /** Kinds on the managed reconciler (the registry in `src/controllers/index.ts`). */
+  readonly kinds: readonly KindController[];
+  /** Connection, ClusterConnection, Bootstrap. */
+  readonly directKinds: readonly DirectKindController[];
+  /** Watched namespaces; empty means all. */
+  readonly namespaces: readonly string[];
+  readonly defaultPollIntervalMs: number;
+  readonly waitRequeueMs: number;
+  readonly now: () => Date;
+  /** `reportingComponent` of events (default `coffer`). */
+  readonly eventComponent?: string;
+  readonly clientCloseDelayMs?: number;
+}
+
+/** The assembled operator, before `manager.run`. */
+export interface AssembledOperator {
+  readonly services: DirectServices;
+  readonly informers: OperatorInformers;
+  /** Starts every kind's `startBackground`; they stop when `signal` aborts. */
+  startBackground(signal: AbortSignal): void;
+  /** Closes the connection clients (after the manager stopped). */
+  close(): Promise<void>;
+}
+
+interface Wiring {
+  readonly options: AssembleOptions;
+  readonly informers: OperatorInformers;
+  readonly services: DirectServices;
+  readonly events: EventRecorder;
+  readonly controllers: Map<string, Controller>;
+}
+
+function informerFor(wiring: Wiring, kind: string) {
+  const informer = wiring.informers.kinds.get(kind);
+  if (!informer) throw new Error(`cannot register ${kind}: it is not a coffer.dev kind`);
+  return informer;
+}
+
+function addController(wiring: Wiring, kind: WatchedKind['definition'], reconciler: Reconciler): Controller {
+  if (wiring.controllers.has(kind.kind)) throw new Error(`cannot register ${kind.kind} twice`);
+  const informer = informerFor(wiring, kind.kind);
+  const controller = wiring.options.manager
+    .controller({ name: kind.singular, kind: kind.kind, reconciler })
+    .watches(informer, undefined, ignoreStatusOnlyUpdates);
+  wiring.controllers.set(kind.kind, controller);
+  return controller;
+}
+
+function addManagedKind(wiring: Wiring, kind: KindController): WatchedKind {
+  const { definition } = kind;
+  const { options, services } = wiring;
+  const informer = informerFor(wiring, definition.kind);
+  const custom = services.customObjects;
+  const reconciler = createManagedReconciler({
+    schema: definition.spec as z.ZodType<ManagedSpecFields>,
+    adapter: kind.createAdapter(services),
+    reader: cacheReader(informer),
+    patcher: customObjectPatcher(custom, resourceOf(definition)),
+    events: wiring.events,
+    secrets: services.secretWriter,
+    defaultDeletionPolicy: definition.defaultDeletionPolicy ?? 'Orphan',
+    defaultPollIntervalMs: options.defaultPollIntervalMs,
+    waitRequeueMs: options.waitRequeueMs,
+    now: options.now,
+  });
+  const controller = addController(wiring, definition, reconciler);
+  return {
+    definition,
+    informer,
+    controller,
+    usesConnection: true,
+    ...(kind.referencedSecrets ? { referencedSecrets: kind.referencedSecrets.bind(kind) } : {}),
+    ...(kind.referencedConfigMaps ? { referencedConfigMaps: kind.referencedConfigMaps.bind(kind) } : {}),
+    ...(kind.dependencies ? { dependencies: kind.dependencies.bind(kind) } : {}),
+  };
+}
+
+function addDirectKind(wiring: Wiring, kind: DirectKindController): WatchedKind {
+  const { definition } = kind;
+  const informer = informerFor(wiring, definition.kind);
+  const reconciler = createDirectReconciler({
+    schema: definition.spec,
+    sync: kind.createSync(wiring.services),
+    reader: cacheReader(informer),
+    patcher: customObjectPatcher(wiring.services.customObjects, resourceOf(definition)),
+    events: wiring.events,
+    pollIntervalMs: wiring.options.defaultPollIntervalMs,
+    now: wiring.options.now,
+  });
+  const controller = addController(wiring, definition, reconciler);
+  return {
+    definition,
+    informer,
+    controller,
+    usesConnection: false,
+    ...(kind.referencedSecrets ? { referencedSecrets: kind.referencedSecrets.bind(kind) } : {}),
+    ...(kind.referencedConfigMaps ? { referencedConfigMaps: kind.referencedConfigMaps.bind(kind) } : {}),
+    ...(kind.ownedKinds ? { ownedKinds: kind.ownedKinds } : {}),
+  };
+}
+
+/** Registers everything on `options.manager`; call before `manager.run`. */
+export function assembleOperator(options: AssembleOptions): AssembledOperator {
+  const { manager } = options;
+  const informers = createInformers(manager);
+  const controllers = new Map<string, Controller>();
+  const services = createServices({
+    kubeConfig: manager.kubeConfig,
+    informers,
+    controllers,
+    namespaces: options.namespaces,
+    log: manager.log,
+    onRequest: manager.metrics.serviceRequest,
+    defaultPollIntervalMs: options.defaultPollIntervalMs,
+    waitRequeueMs: options.waitRequeueMs,
+    now: options.now,
+    ...(options.clientCloseDelayMs === undefined ? {} : { clientCloseDelayMs: options.clientCloseDelayMs }),
+  });
+  const events = createEventRecorder({
+    api: manager.kubeConfig.makeApiClient(CoreV1Api),
+    component: options.eventComponent ?? 'coffer',
+    log: manager.log,
+  });
+  const wiring: Wiring = { options, informers, services, events, controllers };
+  const watched = [
+    ...options.directKinds.map((kind) => addDirectKind(wiring, kind)),
+    ...options.kinds.map((kind) => addManagedKind(wiring, kind)),
+  ];
+  for (const kind of watched) watchOwnSources(kind, informers);
+  watchDependencies(watched, informers);
+  watchNamespaceLabels(watched, informers);
+  return {
+    services,
+    informers,
+    startBackground(signal) {
+      for (const kind of options.kinds) kind.startBackground?.(services, signal);
+    },
+    close: () => services.connections.close(),
+  };
+}

@@ -1,0 +1,203 @@
+/**
+ * Connection resolution: from a resource's `spec.connectionRef` (or a Connection object itself)
+ * to a cached, authenticated service client.
+ *
+ * Clients are cached per connection identity and credential version, where the version is the
+ * connection's uid and generation plus the resourceVersions of every Secret and ConfigMap it
+ * reads: editing the Connection or rotating its Secret builds a new client on the next use; the
+ * old one is closed after a grace period (`createClientCache`).
+ */
+import type { Logger } from 'pino';
+import { clusterConnectionSpec, connectionSpec } from '../api/v1alpha1/index.ts';
+import type { RequestInfo } from '../client/index.ts';
+import {
+  configMapKeyRefs,
+  readCredentials,
+  secretKeyRefs,
+  type ConnectionSettings,
+  type CredentialSources,
+} from '../controllers/connection/credentials.ts';
+import { isNamespaceAllowed, NAMESPACE_NOT_ALLOWED } from '../controllers/cluster-connection/admission.ts';
+import type { AllowedNamespaces } from '../controllers/cluster-connection/admission.ts';
+import type { ResolvedConnection } from '../controllers/kind-controller.ts';
+import { createClientCache, type ClientCache } from '../managed/client-cache.ts';
+import type { ManagedObject } from '../managed/external-client.ts';
+import type { ObjectReader } from '../managed/kube-objects.ts';
+import { REFERENCE_NOT_READY } from '../managed/references.ts';
+import { CONDITION_READY, getCondition } from '../runtime/conditions.ts';
+import { TerminalError, WaitingError } from '../runtime/errors.ts';
+import { isBeingDeleted } from '../runtime/object-meta.ts';
+import { ConnectionClientFactory, type ConnectionClient } from './connection-clients.ts';
+
+export type ConnectionKindName = 'Connection' | 'ClusterConnection';
+
+/** A Connection or ClusterConnection as read from the cache. */
+export type ConnectionObject = ManagedObject<unknown> & {
+  status?: { organizationId?: string };
+};
+
+/** resourceVersion lookups of Secrets and ConfigMaps (undefined: does not exist). */
+export interface PayloadVersions {
+  secret(namespace: string, name: string): Promise<string | undefined>;
+  configMap(namespace: string, name: string): Promise<string | undefined>;
+}
+
+export interface ConnectionResolverOptions {
+  readonly readers: Readonly<Record<ConnectionKindName, ObjectReader<ConnectionObject>>>;
+  /** Labels of a namespace, undefined when unknown (ClusterConnection admission by selector). */
+  readonly namespaceLabels: (namespace: string) => Readonly<Record<string, string>> | undefined;
+  readonly versions: PayloadVersions;
+  readonly sources: CredentialSources;
+  readonly log: Logger;
+  readonly onRequest?: (info: RequestInfo) => void;
+  /** Requeue while the connection is not Ready. */
+  readonly waitRequeueMs: number;
+  /** Grace period before a replaced client is closed (default 30 s). */
+  readonly closeDelayMs?: number;
+}
+
+/** `Connection/<ns>/<name>` or `ClusterConnection/<name>`. */
+export function connectionKey(
+  kind: ConnectionKindName,
+  obj: { metadata: { name: string; namespace?: string } },
+) {
+  return kind === 'Connection'
+    ? `Connection/${obj.metadata.namespace ?? ''}/${obj.metadata.name}`
+    : `ClusterConnection/${obj.metadata.name}`;
+}
+
+/** The parsed spec of a connection object; throws on an invalid spec. */
+export function connectionSettings(kind: ConnectionKindName, obj: ConnectionObject): ConnectionSettings {
+  const schema = kind === 'Connection' ? connectionSpec : clusterConnectionSpec;
+  return schema.parse(obj.spec);
+}
+
+/** Why a connection cannot be used yet, or undefined when it is Ready for its current spec. */
+function whyNotUsable(connection: ConnectionObject): string | undefined {
+  if (isBeingDeleted(connection)) return 'it is being deleted';
+  const ready = getCondition(connection.status?.conditions, CONDITION_READY);
+  if (ready?.status !== 'True') return 'it is not Ready';
+  if (ready.observedGeneration !== connection.metadata.generation)
+    return 'its latest spec is not verified yet';
+  // Ready for this generation means the connection controller parsed this very spec.
+  return undefined;
+}
+
+interface ConnectionRef {
+  readonly kind: ConnectionKindName;
+  readonly name: string;
+}
+
+function connectionRefOf(obj: ManagedObject<unknown>): ConnectionRef {
+  const ref = (obj.spec as { connectionRef?: { kind?: string; name?: string } } | undefined)?.connectionRef;
+  if (!ref?.name) throw new TerminalError('InvalidSpec', 'invalid spec: spec.connectionRef.name is required');
+  const kind = ref.kind === 'ClusterConnection' ? 'ClusterConnection' : 'Connection';
+  if (kind === 'Connection' && !obj.metadata.namespace) {
+    throw new TerminalError(
+      'InvalidSpec',
+      'invalid spec: a cluster-scoped resource must reference a ClusterConnection',
+    );
+  }
+  return { kind, name: ref.name };
+}
+
+/** Resolves connections and owns the client cache. */
+export class ConnectionResolver {
+  private readonly o: ConnectionResolverOptions;
+  private readonly factory: ConnectionClientFactory;
+  private readonly cache: ClientCache<ConnectionClient>;
+
+  constructor(options: ConnectionResolverOptions) {
+    this.o = options;
+    this.factory = new ConnectionClientFactory({ log: options.log, onRequest: options.onRequest });
+    this.cache = createClientCache<ConnectionClient>({
+      close: (c) => c.client.close(),
+      closeDelayMs: options.closeDelayMs,
+      log: options.log,
+    });
+  }
+
+  /**
+   * The client of a connection object, built from its current spec and Secrets (no readiness
+   * check: the connection controllers use this to verify the credentials).
+   */
+  async clientFor(
+    kind: ConnectionKindName,
+    obj: ConnectionObject,
+    settings: ConnectionSettings = connectionSettings(kind, obj),
+  ): Promise<ConnectionClient> {
+    const key = connectionKey(kind, obj);
+    const namespace = kind === 'Connection' ? obj.metadata.namespace : undefined;
+    const credentialVersion = await this.credentialVersion(obj, settings, namespace);
+    return this.cache.get({ connection: key, credentialVersion }, async () => {
+      const credentials = await readCredentials(settings, namespace, this.o.sources);
+      return this.factory.build({
+        key,
+        url: settings.url,
+        credentials,
+        ...(settings.requestsPerMinute ? { requestsPerMinute: settings.requestsPerMinute } : {}),
+      });
+    });
+  }
+
+  /** See `OperatorServices.connectionFor`. */
+  async connectionFor(obj: ManagedObject<unknown>): Promise<ResolvedConnection> {
+    const ref = connectionRefOf(obj);
+    const namespace = ref.kind === 'Connection' ? obj.metadata.namespace : undefined;
+    const connection = await this.o.readers[ref.kind].get(namespace ? { namespace, name: ref.name } : ref);
+    if (connection && ref.kind === 'ClusterConnection') this.checkAdmission(connection, obj);
+    const notReady = connection ? whyNotUsable(connection) : 'it does not exist';
+    if (notReady || !connection) {
+      const message = `waiting for ${ref.kind} ${ref.name}: ${notReady ?? 'it does not exist'}`;
+      throw new WaitingError(REFERENCE_NOT_READY, message, this.o.waitRequeueMs);
+    }
+    const settings = connectionSettings(ref.kind, connection);
+    const { client } = await this.clientFor(ref.kind, connection, settings);
+    const organizationId = connection.status?.organizationId;
+    return {
+      client,
+      key: connectionKey(ref.kind, connection),
+      ...(organizationId ? { organizationId } : {}),
+    };
+  }
+
+  /** Drops and closes the client of a deleted connection. */
+  invalidate(key: string): void {
+    this.cache.invalidate(key);
+    this.factory.forget(key);
+  }
+
+  /** Closes every client. */
+  close(): Promise<void> {
+    return this.cache.close();
+  }
+
+  private checkAdmission(connection: ConnectionObject, obj: ManagedObject<unknown>): void {
+    const namespace = obj.metadata.namespace;
+    if (!namespace) return; // Cluster-scoped resources may always use a ClusterConnection.
+    const allowed = (connection.spec as { allowedNamespaces?: AllowedNamespaces } | undefined)
+      ?.allowedNamespaces;
+    if (allowed && isNamespaceAllowed(allowed, namespace, this.o.namespaceLabels(namespace))) return;
+    throw new TerminalError(
+      NAMESPACE_NOT_ALLOWED,
+      `ClusterConnection ${connection.metadata.name} does not allow namespace ${namespace}: ` +
+        'add it to spec.allowedNamespaces (names or selector) or use a Connection in this namespace',
+    );
+  }
+
+  private async credentialVersion(
+    obj: ConnectionObject,
+    settings: ConnectionSettings,
+    namespace: string | undefined,
+  ): Promise<string> {
+    const versions = await Promise.all([
+      ...secretKeyRefs(settings, namespace).map((r) => this.o.versions.secret(r.namespace, r.name)),
+      ...configMapKeyRefs(settings, namespace).map((r) => this.o.versions.configMap(r.namespace, r.name)),
+    ]);
+    return [
+      obj.metadata.uid ?? '',
+      String(obj.metadata.generation ?? 0),
+      ...versions.map((v) => v ?? '-'),
+    ].join('/');
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Kinds that do not mirror a service object (Connection, ClusterConnection, Bootstrap) are
+ * reconciled by a small dedicated reconciler (`direct-reconciler.ts`) instead of the managed one:
+ * they have no external id, no deletion policy and no finalizer. Their status has the same shape
+ * as every other kind's: `Ready` and `Synced` conditions with `observedGeneration`.
+ *
+ * A direct kind supplies a `sync` that looks at the world and says what Ready (and, for expected
+ * failures such as rejected credentials, Synced) should be. Unexpected failures are thrown and
+ * classified like the managed reconciler's (`Synced=False`, Ready unchanged).
+ */
+import type { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import type { KindDefinition } from '../api/v1alpha1/kind.ts';
+import type { NamedRef, OperatorServices } from '../controllers/kind-controller.ts';
+import type { AdapterStatus, ManagedObject } from '../managed/external-client.ts';
+import type { EventInput } from '../runtime/events.ts';
+import type { Request } from '../runtime/reconcile.ts';
+import type { SecretWriter } from '../runtime/secret-writer.ts';
+import type { ConditionState } from '../managed/run.ts';
+import type { ConnectionResolver } from './connections.ts';
+
+export type { ConditionState } from '../managed/run.ts';
+
+/** What one sync concluded. */
+export interface DirectOutcome<Status extends AdapterStatus = AdapterStatus> {
+  readonly ready: ConditionState;
+  /** Default: `Synced=True` reason `ReconcileSuccess`. */
+  readonly synced?: ConditionState;
+  /** Kind-specific status fields; they replace the previous ones. Undefined keeps them. */
+  readonly status?: Status;
+  /** The `status.id` to record (undefined keeps the stored one). */
+  readonly id?: string;
+  /** Requeue after this long; default the poll interval, `null` for no requeue. */
+  readonly requeueAfterMs?: number | null;
+  /** Normal events to record once status is written. */
+  readonly events?: readonly EventInput[];
+}
+
+/** Per-sync context. */
+export interface DirectContext {
+  readonly signal: AbortSignal;
+  readonly log: OperatorServices['log'];
+  readonly now: Date;
+}
+
+/** The reconcile logic of one direct kind. */
+export interface DirectSync<Spec, Status extends AdapterStatus = AdapterStatus> {
+  sync(obj: ManagedObject<Spec>, ctx: DirectContext): Promise<DirectOutcome<Status>>;
+  /** The object no longer exists: release what was held for it (e.g. a cached client). */
+  forget?(request: Request): void;
+}
+
+/** What direct kinds receive besides the common services. */
+export interface DirectServices extends OperatorServices {
+  readonly connections: ConnectionResolver;
+  /** Writes Secrets owned by the resource (cache fast path included). */
+  readonly secretWriter: SecretWriter;
+  readonly customObjects: CustomObjectsApi;
+  readonly core: CoreV1Api;
+  readonly defaultPollIntervalMs: number;
+}
+
+/** A direct kind, registered by the operator assembly beside the managed kinds. */
+// `any` defaults let heterogeneous kinds share one array; each kind's own module is typed.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface DirectKindController<Spec = any, Status extends AdapterStatus = AdapterStatus> {
+  readonly definition: KindDefinition;
+  createSync(services: DirectServices): DirectSync<Spec, Status>;
+  referencedSecrets?(obj: ManagedObject<Spec>): readonly NamedRef[];
+  referencedConfigMaps?(obj: ManagedObject<Spec>): readonly NamedRef[];
+  /** Kinds whose objects this kind creates and owns (e.g. Bootstrap → Connection): watched by owner. */
+  readonly ownedKinds?: readonly string[];
+}

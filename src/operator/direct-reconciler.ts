@@ -1,0 +1,149 @@
+/**
+ * The reconciler of direct kinds (see `direct-kind.ts`): read from the cache, honour
+ * `coffer.dev/paused`, validate the spec, run the kind's `sync`, write `Ready`/`Synced` with
+ * observedGeneration (only when status changed), record events, requeue.
+ */
+import type { z } from 'zod';
+import type { AdapterStatus, ManagedObject, ManagedStatus } from '../managed/external-client.ts';
+import type { ObjectReader } from '../managed/kube-objects.ts';
+import { composeStatus, type ConditionState } from '../managed/run.ts';
+import { classifyServiceError } from '../managed/service-errors.ts';
+import { parseSpec } from '../managed/spec.ts';
+import {
+  CONDITION_READY,
+  CONDITION_SYNCED,
+  getCondition,
+  Reasons,
+  sameCondition,
+  setCondition,
+  type ConditionInput,
+} from '../runtime/conditions.ts';
+import { jitter } from '../runtime/duration.ts';
+import type { EventInput, EventRecorder } from '../runtime/events.ts';
+import {
+  ANNOTATION_PAUSED,
+  ANNOTATION_RECONCILE_REQUESTED_AT,
+  getAnnotation,
+  isAnnotationTrue,
+  isBeingDeleted,
+  type ObjectPatcher,
+} from '../runtime/object-meta.ts';
+import type { ReconcileContext, Reconciler } from '../runtime/reconcile.ts';
+import { patchStatusIfChanged } from '../runtime/status.ts';
+import type { DirectOutcome, DirectSync } from './direct-kind.ts';
+
+export interface DirectReconcilerOptions<Spec, Status extends AdapterStatus> {
+  readonly schema: z.ZodType<Spec>;
+  readonly sync: DirectSync<Spec, Status>;
+  readonly reader: ObjectReader<ManagedObject<unknown>>;
+  readonly patcher: ObjectPatcher<ManagedObject<unknown>>;
+  readonly events: EventRecorder;
+  readonly pollIntervalMs: number;
+  readonly now?: () => Date;
+}
+
+const synced: ConditionState = {
+  status: 'True',
+  reason: Reasons.ReconcileSuccess,
+  message: 'the last reconcile succeeded',
+};
+
+const paused: ConditionState = {
+  status: 'False',
+  reason: Reasons.Paused,
+  message: `reconciliation is paused by the ${ANNOTATION_PAUSED} annotation`,
+};
+
+const notYetReady: ConditionState = {
+  status: 'False',
+  reason: Reasons.Unavailable,
+  message: 'not ready: see the Synced condition',
+};
+
+interface Write {
+  readonly ready?: ConditionState;
+  readonly synced: ConditionState;
+  readonly id?: string;
+  readonly status?: AdapterStatus;
+  readonly events: readonly EventInput[];
+  /** Recorded only when Synced changed (a repeated failure is reported once). */
+  readonly warning?: EventInput;
+}
+
+async function writeStatus(
+  obj: ManagedObject<unknown>,
+  write: Write,
+  settings: { patcher: ObjectPatcher<ManagedObject<unknown>>; events: EventRecorder; now: Date },
+): Promise<void> {
+  const previous: ManagedStatus = obj.status ?? {};
+  const generation = obj.metadata.generation;
+  const condition = (type: string, state: ConditionState): ConditionInput => ({
+    type,
+    ...state,
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+  });
+  let conditions = previous.conditions;
+  const ready = write.ready ?? (getCondition(conditions, CONDITION_READY) ? undefined : notYetReady);
+  if (ready) conditions = setCondition(conditions, condition(CONDITION_READY, ready), settings.now);
+  const syncedCondition = condition(CONDITION_SYNCED, write.synced);
+  const syncedChanged = !sameCondition(getCondition(conditions, CONDITION_SYNCED), syncedCondition);
+  conditions = setCondition(conditions, syncedCondition, settings.now);
+  const handledAt = getAnnotation(obj, ANNOTATION_RECONCILE_REQUESTED_AT);
+  const desired = composeStatus(previous, {
+    ...(write.id === undefined ? {} : { id: write.id }),
+    ...(write.status === undefined ? {} : { adapterStatus: write.status }),
+    generation,
+    conditions,
+    ...(handledAt ? { handledAt } : {}),
+  });
+  const { object } = await patchStatusIfChanged(settings.patcher, obj, desired);
+  const events = syncedChanged && write.warning ? [...write.events, write.warning] : write.events;
+  for (const event of events) await settings.events.record(object, event);
+}
+
+function requeueOf(outcome: DirectOutcome, pollIntervalMs: number): number | undefined {
+  if (outcome.requeueAfterMs === null) return undefined;
+  return outcome.requeueAfterMs ?? jitter(pollIntervalMs, 0.1);
+}
+
+/** Creates the reconciler of one direct kind. */
+export function createDirectReconciler<Spec, Status extends AdapterStatus>(
+  options: DirectReconcilerOptions<Spec, Status>,
+): Reconciler {
+  const now = options.now ?? (() => new Date());
+  return async (request, context: ReconcileContext) => {
+    const obj = await options.reader.get(request);
+    if (!obj || isBeingDeleted(obj)) {
+      options.sync.forget?.(request);
+      return {};
+    }
+    const settings = { patcher: options.patcher, events: options.events, now: now() };
+    if (isAnnotationTrue(obj, ANNOTATION_PAUSED)) {
+      await writeStatus(obj, { synced: paused, events: [] }, settings);
+      return {};
+    }
+    try {
+      const spec = parseSpec(options.schema, obj.spec);
+      const outcome = await options.sync.sync({ ...obj, spec }, { ...context, now: settings.now });
+      const write = { ...outcome, synced: outcome.synced ?? synced, events: outcome.events ?? [] };
+      await writeStatus(obj, write, settings);
+      const after = requeueOf(outcome, options.pollIntervalMs);
+      return after === undefined ? {} : { requeueAfterMs: after };
+    } catch (error) {
+      const classified = classifyServiceError(error, 'reconcile', options.pollIntervalMs);
+      if (classified.errorClass === 'conflict') throw classified;
+      const failure: ConditionState = {
+        status: 'False',
+        reason: classified.reason,
+        message: classified.message,
+      };
+      const warning: EventInput = { type: 'Warning', reason: 'ReconcileFailed', message: classified.message };
+      try {
+        await writeStatus(obj, { synced: failure, events: [], warning }, settings);
+      } catch (statusError) {
+        context.log.warn({ err: statusError }, 'cannot write status after a failed reconcile');
+      }
+      throw classified;
+    }
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * The operator's informers: one per coffer.dev kind (so every kind can read every other from
+ * memory), plus Secrets and ConfigMaps (metadata and a data hash only, see `secret-cache.ts`) and
+ * Namespaces (labels, for ClusterConnection admission). Namespaced informers honour
+ * `--namespaces` through the manager.
+ */
+import { allKinds, group, version, type KindDefinition } from '../api/v1alpha1/index.ts';
+import type { ManagedObject } from '../managed/external-client.ts';
+import type { ResourceKind } from '../managed/kube-objects.ts';
+import type { Informer, KubeObject } from '../runtime/informer.ts';
+import type { Manager } from '../runtime/manager.ts';
+import { slimConfigMap, slimNamespace, slimSecret, type PayloadMeta } from './secret-cache.ts';
+
+/** Every informer the operator uses. */
+export interface OperatorInformers {
+  /** By kind name, e.g. `Project`. */
+  readonly kinds: ReadonlyMap<string, Informer<ManagedObject<unknown>>>;
+  readonly secrets: Informer<PayloadMeta>;
+  readonly configMaps: Informer<PayloadMeta>;
+  readonly namespaces: Informer<KubeObject>;
+}
+
+/** The API coordinates of a kind. */
+export function resourceOf(definition: KindDefinition): ResourceKind {
+  return {
+    group,
+    version,
+    plural: definition.plural,
+    kind: definition.kind,
+    namespaced: definition.scope === 'Namespaced',
+  };
+}
+
+// Smaller list pages for Secrets and ConfigMaps: a page is held in memory with its values until
+// the transform drops them, and Helm release Secrets can be hundreds of kilobytes each.
+const payloadPageSize = 100;
+
+/** Creates (registers on `manager`) every informer. */
+export function createInformers(
+  manager: Manager,
+  definitions: readonly KindDefinition[] = allKinds,
+): OperatorInformers {
+  const kinds = new Map<string, Informer<ManagedObject<unknown>>>();
+  for (const definition of definitions) {
+    const resource = resourceOf(definition);
+    kinds.set(
+      definition.kind,
+      manager.informer<ManagedObject<unknown>>({ name: `${definition.plural}.${group}`, resource }),
+    );
+  }
+  const secrets = manager.informer<PayloadMeta>({
+    name: 'secrets',
+    resource: { group: '', version: 'v1', plural: 'secrets', namespaced: true },
+    transform: (obj) => slimSecret(obj),
+    pageSize: payloadPageSize,
+  });
+  const configMaps = manager.informer<PayloadMeta>({
+    name: 'configmaps',
+    resource: { group: '', version: 'v1', plural: 'configmaps', namespaced: true },
+    transform: (obj) => slimConfigMap(obj),
+    pageSize: payloadPageSize,
+  });
+  const namespaces = manager.informer<KubeObject>({
+    name: 'namespaces',
+    resource: { group: '', version: 'v1', plural: 'namespaces', namespaced: false },
+    transform: slimNamespace,
+  });
+  return { kinds, secrets, configMaps, namespaces };
+}

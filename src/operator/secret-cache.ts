@@ -1,0 +1,143 @@
+/**
+ * Secrets and ConfigMaps in the operator's informer caches, without their values.
+ *
+ * The operator watches every Secret it may read or write (Connection credentials, SecretBatch
+ * sources, published outputs) to react within seconds, but caching their data would cost memory
+ * proportional to everything stored in the cluster (Helm releases, service-account tokens...) and
+ * keep secret values in the heap. So the informers keep only metadata, the type and a sha256 of
+ * the decoded data (`dataHash`, the same function the SecretWriter stamps into
+ * `coffer.dev/data-hash`); values are read with a GET when a reconcile needs them.
+ */
+import type { CoreV1Api } from '@kubernetes/client-node';
+import type { ConfigMapSource, SecretSource } from '../controllers/kind-controller.ts';
+import { kubernetesStatus } from '../runtime/errors.ts';
+import type { UpdatePredicate } from '../runtime/event-sources.ts';
+import type { KubeObject } from '../runtime/informer.ts';
+import type { ObjectMeta } from '../runtime/object-meta.ts';
+import { dataHash } from '../runtime/secret-writer.ts';
+
+/** A Secret or ConfigMap as cached: metadata, type and the hash of its decoded data. */
+export interface PayloadMeta extends KubeObject {
+  metadata?: ObjectMeta;
+  /** Secret type (`Opaque`, ...); undefined for ConfigMaps. */
+  type?: string;
+  /** `dataHash` of the decoded key/value pairs. */
+  dataHash: string;
+}
+
+// `kubectl apply` stores the whole applied object, data included, in this annotation.
+const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
+
+function decodeBase64(data: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof data !== 'object' || data === null) return out;
+  for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
+    if (typeof value === 'string') out[key] = Buffer.from(value, 'base64').toString('utf8');
+  }
+  return out;
+}
+
+function plainStrings(data: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof data !== 'object' || data === null) return out;
+  for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
+    if (typeof value === 'string') out[key] = value;
+  }
+  return out;
+}
+
+function slimMetadata(metadata: ObjectMeta | undefined): ObjectMeta {
+  const { annotations, ...rest } = metadata ?? {};
+  const meta: ObjectMeta & { managedFields?: unknown } = { ...rest };
+  delete meta.managedFields;
+  if (annotations) {
+    const { [lastApplied]: _dropped, ...kept } = annotations;
+    meta.annotations = kept;
+  }
+  return meta;
+}
+
+/** Informer transform for Secrets: metadata, type and `dataHash`, no values. */
+export function slimSecret(obj: KubeObject): PayloadMeta {
+  const raw = obj as KubeObject & { data?: unknown; type?: string };
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: slimMetadata(obj.metadata),
+    type: raw.type,
+    dataHash: dataHash(decodeBase64(raw.data)),
+  };
+}
+
+/** Informer transform for ConfigMaps: metadata and `dataHash` over data and binaryData. */
+export function slimConfigMap(obj: KubeObject): PayloadMeta {
+  const raw = obj as KubeObject & { data?: unknown; binaryData?: unknown };
+  const binary = Object.entries(plainStrings(raw.binaryData)).map(([k, v]) => [`binary:${k}`, v] as const);
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: slimMetadata(obj.metadata),
+    dataHash: dataHash({ ...plainStrings(raw.data), ...Object.fromEntries(binary) }),
+  };
+}
+
+/** Informer transform for Namespaces: name and labels are all the operator reads. */
+export function slimNamespace(obj: KubeObject): KubeObject {
+  const { name, uid, resourceVersion, labels, deletionTimestamp } = obj.metadata ?? {};
+  return { metadata: { name, uid, resourceVersion, labels, deletionTimestamp } };
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
+/**
+ * Passes updates of a cached Secret/ConfigMap that matter: data or type changed, or labels,
+ * annotations, owners or deletion changed.
+ */
+export const payloadChanged: UpdatePredicate<KubeObject> = (obj, old) => {
+  const a = obj as PayloadMeta;
+  const b = old as PayloadMeta;
+  if (a.dataHash !== b.dataHash || a.type !== b.type) return true;
+  const ma = a.metadata ?? {};
+  const mb = b.metadata ?? {};
+  return (
+    !same(ma.labels, mb.labels) ||
+    !same(ma.annotations, mb.annotations) ||
+    !same(ma.ownerReferences, mb.ownerReferences) ||
+    ma.deletionTimestamp !== mb.deletionTimestamp
+  );
+};
+
+/** The subset of `CoreV1Api` the sources use. */
+export type ReadApi = Pick<CoreV1Api, 'readNamespacedSecret' | 'readNamespacedConfigMap'>;
+
+async function orUndefined<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    if (kubernetesStatus(error) === 404) return undefined;
+    throw error;
+  }
+}
+
+/** Secret values by GET (never from the cache, which holds none). */
+export function apiSecretSource(api: ReadApi): SecretSource {
+  return {
+    async read(namespace, name) {
+      const secret = await orUndefined(() => api.readNamespacedSecret({ namespace, name }));
+      return secret ? decodeBase64(secret.data) : undefined;
+    },
+  };
+}
+
+/** ConfigMap values by GET; binaryData keys are decoded to UTF-8 as well. */
+export function apiConfigMapSource(api: ReadApi): ConfigMapSource {
+  return {
+    async read(namespace, name) {
+      const map = await orUndefined(() => api.readNamespacedConfigMap({ namespace, name }));
+      if (!map) return undefined;
+      return { ...decodeBase64(map.binaryData), ...plainStrings(map.data) };
+    },
+  };
+}

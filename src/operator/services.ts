@@ -1,0 +1,117 @@
+/**
+ * `OperatorServices` (what every kind's adapter gets) and the richer `DirectServices` of the
+ * connection kinds and Bootstrap, built over the operator's informers and Kubernetes clients.
+ */
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { RequestInfo } from '../client/index.ts';
+import { cacheReader, type ObjectReader } from '../managed/kube-objects.ts';
+import type { Controller } from '../runtime/controller.ts';
+import type { KubeObject } from '../runtime/informer.ts';
+import { createSecretWriter } from '../runtime/secret-writer.ts';
+import { cachedSecretWriter } from './cached-secret-writer.ts';
+import { ConnectionResolver, type PayloadVersions } from './connections.ts';
+import type { DirectServices } from './direct-kind.ts';
+import type { OperatorInformers } from './informers.ts';
+import { apiConfigMapSource, apiSecretSource, type ReadApi } from './secret-cache.ts';
+
+export interface ServicesOptions {
+  readonly kubeConfig: KubeConfig;
+  readonly informers: OperatorInformers;
+  /** Controllers by kind name; filled in by the assembly after the services exist. */
+  readonly controllers: ReadonlyMap<string, Controller>;
+  /** Watched namespaces; empty means all. */
+  readonly namespaces: readonly string[];
+  readonly log: Logger;
+  readonly onRequest?: (info: RequestInfo) => void;
+  readonly defaultPollIntervalMs: number;
+  readonly waitRequeueMs: number;
+  readonly now: () => Date;
+  /** Grace period before a replaced connection client is closed. */
+  readonly clientCloseDelayMs?: number;
+}
+
+const unwatchedMemoMs = 10_000;
+
+/**
+ * resourceVersions of Secrets and ConfigMaps: from the caches for watched namespaces; by GET
+ * (remembered for a few seconds) for others, e.g. a ClusterConnection's Secret in the operator's
+ * namespace while `--namespaces` lists only tenants.
+ */
+function payloadVersions(options: ServicesOptions, api: ReadApi): PayloadVersions {
+  const watched = (ns: string) => options.namespaces.length === 0 || options.namespaces.includes(ns);
+  const memo = new Map<string, { version: string | undefined; at: number }>();
+  async function lookup(kind: 'secret' | 'configMap', namespace: string, name: string) {
+    const informer = kind === 'secret' ? options.informers.secrets : options.informers.configMaps;
+    if (watched(namespace)) return informer.get(namespace, name)?.metadata?.resourceVersion;
+    const key = `${kind}/${namespace}/${name}`;
+    const hit = memo.get(key);
+    if (hit && Date.now() - hit.at < unwatchedMemoMs) return hit.version;
+    let version: string | undefined;
+    try {
+      const obj =
+        kind === 'secret'
+          ? await api.readNamespacedSecret({ namespace, name })
+          : await api.readNamespacedConfigMap({ namespace, name });
+      version = obj.metadata?.resourceVersion;
+    } catch {
+      version = undefined; // Missing or unreadable: the build reports it with a clear message.
+    }
+    memo.set(key, { version, at: Date.now() });
+    return version;
+  }
+  return {
+    secret: (namespace, name) => lookup('secret', namespace, name),
+    configMap: (namespace, name) => lookup('configMap', namespace, name),
+  };
+}
+
+/** Builds the services shared by every kind. */
+export function createServices(options: ServicesOptions): DirectServices {
+  const core = options.kubeConfig.makeApiClient(CoreV1Api);
+  const secrets = apiSecretSource(core);
+  const configMaps = apiConfigMapSource(core);
+  const { informers } = options;
+  const kindReader = (kind: string): ObjectReader<KubeObject> => {
+    const informer = informers.kinds.get(kind);
+    if (!informer) throw new Error(`cannot read ${kind}: no such kind`);
+    return cacheReader(informer);
+  };
+  const connections = new ConnectionResolver({
+    readers: {
+      Connection: cacheReader(kindInformer(options, 'Connection')),
+      ClusterConnection: cacheReader(kindInformer(options, 'ClusterConnection')),
+    },
+    namespaceLabels: (ns) => informers.namespaces.get(undefined, ns)?.metadata?.labels,
+    versions: payloadVersions(options, core),
+    sources: { secrets, configMaps },
+    log: options.log.child({ component: 'connections' }),
+    waitRequeueMs: options.waitRequeueMs,
+    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+    ...(options.clientCloseDelayMs === undefined ? {} : { closeDelayMs: options.clientCloseDelayMs }),
+  });
+  return {
+    connectionFor: (obj) => connections.connectionFor(obj),
+    reader: <T extends KubeObject>(kind: string) => kindReader(kind) as ObjectReader<T>,
+    secrets,
+    configMaps,
+    enqueue(kind, requests) {
+      const controller = options.controllers.get(kind);
+      if (!controller) throw new Error(`cannot enqueue ${kind}: no controller for this kind`);
+      for (const request of requests) controller.enqueue(request);
+    },
+    log: options.log,
+    now: options.now,
+    connections,
+    secretWriter: cachedSecretWriter(createSecretWriter({ api: core }), informers.secrets),
+    customObjects: options.kubeConfig.makeApiClient(CustomObjectsApi),
+    core,
+    defaultPollIntervalMs: options.defaultPollIntervalMs,
+  };
+}
+
+function kindInformer(options: ServicesOptions, kind: string) {
+  const informer = options.informers.kinds.get(kind);
+  if (!informer) throw new Error(`cannot resolve connections: no informer for ${kind}`);
+  return informer;
+}

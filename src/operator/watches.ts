@@ -1,0 +1,186 @@
+/**
+ * What enqueues a kind's objects, besides their own changes:
+ *
+ * - owned Secrets (controller owner reference to the kind): a deleted or edited output Secret is
+ *   repaired at once;
+ * - referenced Secrets and ConfigMaps (`referencedSecrets` / `referencedConfigMaps`, indexed on
+ *   the kind's informer): a rotated credential or changed input is picked up within seconds;
+ * - dependencies (`dependencies`, plus the `connectionRef` of every managed kind): when a Project
+ *   or a Connection becomes Ready, changes spec, gets an id or goes away, its dependents are
+ *   reconciled at once instead of after their waiting requeue;
+ * - namespace label changes re-check every object of that namespace using a ClusterConnection
+ *   (admission by label selector).
+ */
+import { findKind, group, type KindDefinition } from '../api/v1alpha1/index.ts';
+import type { NamedRef } from '../controllers/kind-controller.ts';
+import type { ManagedObject } from '../managed/external-client.ts';
+import { CONDITION_READY, getCondition } from '../runtime/conditions.ts';
+import type { Controller } from '../runtime/controller.ts';
+import { requestForObject, type RequestMapper, type UpdatePredicate } from '../runtime/event-sources.ts';
+import type { Informer, KubeObject } from '../runtime/informer.ts';
+import type { Request } from '../runtime/reconcile.ts';
+import { payloadChanged } from './secret-cache.ts';
+import type { OperatorInformers } from './informers.ts';
+
+/** What the watches need to know about one registered kind. */
+export interface WatchedKind {
+  readonly definition: KindDefinition;
+  readonly informer: Informer<ManagedObject<unknown>>;
+  readonly controller: Controller;
+  readonly referencedSecrets?: (obj: ManagedObject<unknown>) => readonly NamedRef[];
+  readonly referencedConfigMaps?: (obj: ManagedObject<unknown>) => readonly NamedRef[];
+  readonly dependencies?: (obj: ManagedObject<unknown>) => readonly (NamedRef & { readonly kind: string })[];
+  /** Whether `spec.connectionRef` counts as a dependency (managed kinds). */
+  readonly usesConnection: boolean;
+  readonly ownedKinds?: readonly string[];
+}
+
+const SECRET_INDEX = 'coffer.dev/secrets';
+const CONFIGMAP_INDEX = 'coffer.dev/configmaps';
+const DEPENDENCY_INDEX = 'coffer.dev/dependencies';
+
+/** Runs a user function for an index; a throw (e.g. an unparsable spec) means "no values". */
+function safely(fn: () => readonly string[]): readonly string[] {
+  try {
+    return fn();
+  } catch {
+    return [];
+  }
+}
+
+/** The object with its spec parsed and defaulted, or undefined when the spec is invalid. */
+function parsed(definition: KindDefinition, obj: ManagedObject<unknown>): ManagedObject<unknown> | undefined {
+  const result = definition.spec.safeParse(obj.spec ?? {});
+  return result.success ? { ...obj, spec: result.data } : undefined;
+}
+
+function refKeys(obj: ManagedObject<unknown>, refs: readonly NamedRef[]): string[] {
+  return refs.map((ref) => `${ref.namespace ?? obj.metadata.namespace ?? ''}/${ref.name}`);
+}
+
+/** `Kind/namespace/name` (empty namespace for cluster-scoped kinds). */
+function dependencyKey(kind: string, namespace: string | undefined, name: string): string {
+  const clusterScoped = findKind(kind)?.scope === 'Cluster';
+  return `${kind}/${clusterScoped ? '' : (namespace ?? '')}/${name}`;
+}
+
+function connectionDependency(obj: ManagedObject<unknown>): string[] {
+  const ref = (obj.spec as { connectionRef?: { kind?: string; name?: string } } | undefined)?.connectionRef;
+  if (!ref?.name) return [];
+  const kind = ref.kind === 'ClusterConnection' ? 'ClusterConnection' : 'Connection';
+  return [dependencyKey(kind, obj.metadata.namespace, ref.name)];
+}
+
+function dependencyValues(kind: WatchedKind, obj: ManagedObject<unknown>): readonly string[] {
+  const own = kind.usesConnection ? connectionDependency(obj) : [];
+  const view = kind.dependencies ? parsed(kind.definition, obj) : undefined;
+  const declared = view
+    ? (kind.dependencies?.(view) ?? []).map((d) =>
+        dependencyKey(d.kind, d.namespace ?? obj.metadata.namespace, d.name),
+      )
+    : [];
+  return [...own, ...declared];
+}
+
+/** Owned objects → their controlling owner of `kind` (namespace dropped for cluster-scoped owners). */
+function requestsForOwnerKind(definition: KindDefinition): RequestMapper<KubeObject> {
+  const namespaced = definition.scope === 'Namespaced';
+  return (obj) =>
+    (obj.metadata?.ownerReferences ?? [])
+      .filter(
+        (ref) =>
+          ref.controller === true && ref.kind === definition.kind && ref.apiVersion.startsWith(`${group}/`),
+      )
+      .map((ref) =>
+        namespaced ? { namespace: obj.metadata?.namespace, name: ref.name } : { name: ref.name },
+      );
+}
+
+/** Passes updates where readiness, spec, id or deletion changed (what dependents care about). */
+export const readinessChanged: UpdatePredicate<ManagedObject<unknown>> = (obj, old) =>
+  obj.metadata.generation !== old.metadata.generation ||
+  obj.metadata.deletionTimestamp !== old.metadata.deletionTimestamp ||
+  obj.status?.id !== old.status?.id ||
+  getCondition(obj.status?.conditions, CONDITION_READY)?.status !==
+    getCondition(old.status?.conditions, CONDITION_READY)?.status;
+
+/** Registers the indexes and the Secret, ConfigMap and owned-object watches of one kind. */
+export function watchOwnSources(kind: WatchedKind, informers: OperatorInformers): void {
+  const { definition, informer, controller } = kind;
+  controller.watches(informers.secrets, requestsForOwnerKind(definition), payloadChanged);
+  const secretRefs = kind.referencedSecrets;
+  if (secretRefs) {
+    informer.addIndex(SECRET_INDEX, (obj) =>
+      safely(() => {
+        const view = parsed(definition, obj);
+        return view ? refKeys(obj, secretRefs(view)) : [];
+      }),
+    );
+    controller.watches(informers.secrets, (s) => byIndex(informer, SECRET_INDEX, s), payloadChanged);
+  }
+  const configMapRefs = kind.referencedConfigMaps;
+  if (configMapRefs) {
+    informer.addIndex(CONFIGMAP_INDEX, (obj) =>
+      safely(() => {
+        const view = parsed(definition, obj);
+        return view ? refKeys(obj, configMapRefs(view)) : [];
+      }),
+    );
+    controller.watches(informers.configMaps, (c) => byIndex(informer, CONFIGMAP_INDEX, c), payloadChanged);
+  }
+  for (const owned of kind.ownedKinds ?? []) {
+    const ownedInformer = informers.kinds.get(owned);
+    if (ownedInformer) controller.watches(ownedInformer, requestsForOwnerKind(definition));
+  }
+}
+
+function byIndex(informer: Informer<ManagedObject<unknown>>, index: string, obj: KubeObject): Request[] {
+  const key = `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+  return informer.byIndex(index, key).flatMap(requestForObject);
+}
+
+/**
+ * Wires dependencies between all registered kinds: each kind's dependency index, and one handler
+ * per coffer.dev informer that enqueues the dependents of a changed object.
+ */
+export function watchDependencies(kinds: readonly WatchedKind[], informers: OperatorInformers): void {
+  const dependents = kinds.filter((k) => k.usesConnection || k.dependencies);
+  for (const kind of dependents) {
+    kind.informer.addIndex(DEPENDENCY_INDEX, (obj) => safely(() => dependencyValues(kind, obj)));
+  }
+  if (dependents.length === 0) return;
+  for (const [kindName, informer] of informers.kinds) {
+    const notify = (obj: ManagedObject<unknown>): void => {
+      const key = dependencyKey(kindName, obj.metadata.namespace, obj.metadata.name);
+      for (const dependent of dependents) {
+        for (const target of dependent.informer.byIndex(DEPENDENCY_INDEX, key)) {
+          for (const request of requestForObject(target)) dependent.controller.enqueue(request);
+        }
+      }
+    };
+    informer.on('add', notify);
+    informer.on('delete', notify);
+    informer.on('update', (obj, old) => {
+      if (readinessChanged(obj, old)) notify(obj);
+    });
+  }
+}
+
+function usesClusterConnection(obj: ManagedObject<unknown>): boolean {
+  const ref = (obj.spec as { connectionRef?: { kind?: string } } | undefined)?.connectionRef;
+  return ref?.kind === 'ClusterConnection';
+}
+
+/** Namespace label changes re-check the objects there that use a ClusterConnection. */
+export function watchNamespaceLabels(kinds: readonly WatchedKind[], informers: OperatorInformers): void {
+  const users = kinds.filter((k) => k.usesConnection && k.definition.scope === 'Namespaced');
+  informers.namespaces.on('update', (obj, old) => {
+    const namespace = obj.metadata?.name;
+    const same = JSON.stringify(obj.metadata?.labels ?? {}) === JSON.stringify(old.metadata?.labels ?? {});
+    if (!namespace || same) return;
+    for (const kind of users) {
+      const targets = kind.informer.list(namespace).filter(usesClusterConnection);
+      for (const request of targets.flatMap(requestForObject)) kind.controller.enqueue(request);
+    }
+  });
+}
