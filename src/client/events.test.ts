@@ -66,14 +66,12 @@ describe('events.subscribe', () => {
 
   it('rejects with the typed error when the service refuses the subscription', async () => {
     const { pool, client } = setup();
-    pool
-      .intercept({ path: PATH, method: 'POST' })
-      .reply(403, {
-        reqId: 'req-9',
-        statusCode: 403,
-        error: 'PermissionDenied',
-        message: 'You are not allowed',
-      });
+    pool.intercept({ path: PATH, method: 'POST' }).reply(403, {
+      reqId: 'req-9',
+      statusCode: 403,
+      error: 'PermissionDenied',
+      message: 'You are not allowed',
+    });
     await expect(client.events.subscribe(SUBSCRIPTION)).rejects.toBeInstanceOf(ForbiddenError);
   });
 
@@ -124,8 +122,15 @@ describe('events.subscribe on an open stream', () => {
     const done = (async () => {
       for await (const frame of subscription) frames.push(frame);
     })();
-    return { subscription, frames, done };
+    return { client, subscription, frames, done };
   }
+
+  it('ends open streams when the client closes, so closing does not hang on them', async () => {
+    const { client, frames, done } = await open({ idleTimeoutMs: 0 });
+    await waitUntil(() => frames.length === 1);
+    await client.close();
+    await expect(done).resolves.toBeUndefined();
+  });
 
   it('ends the iteration quietly on close()', async () => {
     const { subscription, frames, done } = await open({ idleTimeoutMs: 0 });

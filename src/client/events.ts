@@ -51,13 +51,17 @@ export interface EventsApi {
   subscribe(input: SubscribeInput, options?: SubscribeOptions): Promise<EventSubscription>;
 }
 
-export function eventsApi(http: HttpClient): EventsApi {
+/** `shutdown` aborts every open stream when the client closes (open streams would hold the Pool open). */
+export function eventsApi(http: HttpClient, shutdown?: AbortSignal): EventsApi {
   return {
     subscribe: async (input, options = {}) => {
       const op = 'events.subscribe';
       const body = validateRequest(subscribeRequest, input, op);
       const stop = new AbortController();
-      const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+      const signals = [options.signal, shutdown, stop.signal].filter(
+        (x): x is AbortSignal => x !== undefined,
+      );
+      const signal = AbortSignal.any(signals);
       // Opening a stream has no side effect, so it may be retried like a read.
       const spec = {
         operation: op,

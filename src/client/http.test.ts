@@ -358,6 +358,14 @@ describe('shared transport', () => {
     const b = createServiceClient({ baseUrl: 'http://127.0.0.1:9/', registry });
     const c = createServiceClient({ baseUrl: 'http://127.0.0.1:10', registry });
     expect(registry.poolCount).toBe(2);
+    // A different TLS setting needs its own Pool (connect options are per Pool).
+    const d = createServiceClient({
+      baseUrl: 'http://127.0.0.1:10',
+      registry,
+      tls: { rejectUnauthorized: false },
+    });
+    expect(registry.poolCount).toBe(3);
+    await d.close();
     await a.close();
     await a.close();
     expect(registry.poolCount).toBe(2);

@@ -75,7 +75,7 @@ export interface ServiceClient {
   readonly secrets: SecretsApi;
   readonly tokenAuthTokens: TokenAuthTokensApi;
   readonly universalAuthSecrets: UniversalAuthSecretsApi;
-  /** Releases the shared Pool (closed when its last client closes). Idempotent. */
+  /** Ends this client's event streams and releases the shared Pool (closed with its last client). Idempotent. */
   close(): Promise<void>;
 }
 
@@ -111,12 +111,13 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const tokens = authTokensApi(new HttpClient(common));
   const provider = options.auth?.({ tokens, clock, logger });
   const http = new HttpClient({ ...common, auth: provider });
+  const shutdown = new AbortController();
   return {
     baseUrl: options.baseUrl,
     admin: adminApi(http),
     auth: tokens,
     environments: environmentsApi(http),
-    events: eventsApi(http),
+    events: eventsApi(http, shutdown.signal),
     folders: foldersApi(http),
     identities: identitiesApi(http),
     identityAuth: identityAuthApi(http),
@@ -130,6 +131,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     secrets: secretsApi(http),
     tokenAuthTokens: tokenAuthTokensApi(http),
     universalAuthSecrets: universalAuthSecretsApi(http),
-    close: () => transport.release(),
+    close: () => {
+      shutdown.abort();
+      return transport.release();
+    },
   };
 }
