@@ -45,6 +45,40 @@ function decodePart(part: string): Record<string, unknown> {
  * Throws 403 `TokenError` with the service's messages on any failure.
  */
 export function verifyJwt(token: string, secret: string, nowMs: number): Record<string, unknown> {
+  const cached = verified.get(secret)?.get(token);
+  if (cached) {
+    checkExpiry(cached, nowMs);
+    return cached;
+  }
+  const claims = verifyUncached(token, secret);
+  checkExpiry(claims, nowMs);
+  remember(secret, token, claims);
+  return claims;
+}
+
+// Tokens whose signature was verified, per signing key: a hit skips decoding and the HMAC
+// (expiry is still checked on every use). Bounded; cleared when full.
+const verified = new Map<string, Map<string, Record<string, unknown>>>();
+const CACHE_LIMIT = 10_000;
+
+function remember(secret: string, token: string, claims: Record<string, unknown>): void {
+  let bySecret = verified.get(secret);
+  if (!bySecret) {
+    if (verified.size >= 100) verified.clear();
+    bySecret = new Map();
+    verified.set(secret, bySecret);
+  }
+  if (bySecret.size >= CACHE_LIMIT) bySecret.clear();
+  bySecret.set(token, claims);
+}
+
+function checkExpiry(claims: Record<string, unknown>, nowMs: number): void {
+  if (typeof claims.exp === 'number' && claims.exp * 1000 <= nowMs) {
+    throw tokenError('Your token has expired. Please re-authenticate.');
+  }
+}
+
+function verifyUncached(token: string, secret: string): Record<string, unknown> {
   const parts = token.split('.');
   if (parts.length !== 3) throw tokenError(MALFORMED);
   const [headerPart = '', payloadPart = '', signature = ''] = parts;
@@ -59,9 +93,6 @@ export function verifyJwt(token: string, secret: string, nowMs: number): Record<
   const actual = Buffer.from(signature);
   if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
     throw tokenError('The provided access token is invalid. Please use a valid token or generate a new one.');
-  }
-  if (typeof claims.exp === 'number' && claims.exp * 1000 <= nowMs) {
-    throw tokenError('Your token has expired. Please re-authenticate.');
   }
   return claims;
 }
