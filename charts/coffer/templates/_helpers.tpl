@@ -117,7 +117,7 @@ The rules the operator needs on coffer.dev resources, for a list of plural resou
 (argument: the list as YAML text). Comments are rendered so `helm template` explains them.
 */}}
 {{- define "coffer.cofferRules" -}}
-{{- $resources := . | fromYamlArray }}
+{{- $resources := . | fromYamlArray -}}
 # Read and watch every resource to reconcile it; update/patch to add and remove the
 # coffer.dev/finalizer and to record the coffer.dev/external-id and create-pending annotations.
 # No delete: these objects belong to their users.
