@@ -21,8 +21,10 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { apiVersion, findKind, group, version } from '../../src/api/v1alpha1/index.ts';
+import { apiVersion, findKind, group, projectKind, version } from '../../src/api/v1alpha1/index.ts';
 import { createServiceClient, staticToken, type ServiceClient } from '../../src/client/index.ts';
+import type { KindController } from '../../src/controllers/kind-controller.ts';
+import type { ExternalClient } from '../../src/managed/external-client.ts';
 import { startDevServer, type DevServer, type DevServerOptions } from '../../src/devserver/server.ts';
 import { startOperator, type RunningOperator, type StartOperatorOptions } from '../../src/operator/start.ts';
 import type { Condition } from '../../src/runtime/conditions.ts';
@@ -416,3 +418,43 @@ export async function startOperatorHarness(options: OperatorHarnessOptions = {})
   }
   return harness;
 }
+
+/**
+ * A valid spec for `connectionProbeKind` objects (the Project sample's spec, so it follows the
+ * Project CRD) with the given `connectionRef`.
+ */
+export function connectionProbeSpec(connectionRef: { kind?: string; name: string }): Record<string, unknown> {
+  const sample = parse(readFileSync(join(crdDir, '..', 'config', 'samples', 'project.yaml'), 'utf8')) as {
+    spec: Record<string, unknown>;
+  };
+  return { ...sample.spec, connectionRef };
+}
+
+/**
+ * A managed kind for testing connection resolution without depending on a real kind's adapter:
+ * it reuses the Project CRD (see `connectionProbeSpec`), resolves its connection through
+ * `OperatorServices.connectionFor`, makes one authenticated call (list the organization's
+ * identities), and reports the connection's organization as its external id. Pass it with
+ * `operator: { kinds: [connectionProbeKind] }`.
+ */
+export const connectionProbeKind: KindController = {
+  definition: projectKind,
+  createAdapter: (services) => ({
+    async connect(obj) {
+      const connection = await services.connectionFor(obj);
+      const id = connection.organizationId ?? 'unknown-organization';
+      const client: ExternalClient<unknown, unknown> = {
+        async observe(_obj, ctx) {
+          if (connection.organizationId)
+            await connection.client.identities.list(connection.organizationId, { signal: ctx.signal });
+          return { exists: true, upToDate: true, externalId: id };
+        },
+        create: () => Promise.resolve({ externalId: id }),
+        update: () => Promise.resolve({}),
+        delete: () => Promise.resolve(),
+        findByNaturalKey: () => Promise.resolve([id]),
+      };
+      return client;
+    },
+  }),
+};
