@@ -51,7 +51,7 @@ const allowedNamespaces = withRules(
   ],
 ).describe(
   'Namespaces whose resources may use this ClusterConnection: those listed in names plus those matching ' +
-    'selector. A resource in any other namespace gets Synced=False with reason ConnectionNotAllowed. ' +
+    'selector. A resource in any other namespace gets Synced=False with reason NamespaceNotAllowed. ' +
     'Cluster-scoped resources (ProjectTemplate) may always use it.',
 );
 
