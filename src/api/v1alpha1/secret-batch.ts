@@ -138,7 +138,9 @@ export type SecretBatchSpec = z.output<typeof secretBatchSpec>;
 export const secretBatchStatus = z
   .object({
     ...commonStatusFields,
-    id: commonStatusFields.id.describe('Id of the project the secrets are written to.'),
+    id: commonStatusFields.id.describe(
+      'External id: <projectId>:<environment>:<secretPath> of the folder the secrets are written to.',
+    ),
     ownedKeys: z
       .array(
         z.object({
@@ -148,7 +150,9 @@ export const secretBatchStatus = z
             .string()
             .max(128)
             .optional()
-            .describe('SHA-256 of the value last written (never the value).'),
+            .describe(
+              'HMAC-SHA256 (hex, keyed with the resource uid) of the normalised value last written; never the value.',
+            ),
         }),
       )
       .max(1000)
@@ -163,7 +167,19 @@ export const secretBatchStatus = z
     lastSyncTime: z.iso
       .datetime({ offset: true })
       .optional()
-      .describe('When the service was last found in sync.'),
+      .describe('When this resource last wrote to the service to bring it in sync.'),
+    events: z
+      .object({
+        state: z
+          .enum(['Active', 'Connecting', 'Unavailable'])
+          .describe('Active: changes in the service arrive within seconds; otherwise the poll interval applies.'),
+        reason: z.string().max(64).optional().describe('Why the subscription is not Active (CamelCase).'),
+        message: z.string().max(1024).optional().describe('Details, e.g. the service answer.'),
+      })
+      .optional()
+      .describe(
+        'The project event subscription that reports changes made in the service (instant drift correction).',
+      ),
   })
   .describe('Observed state: owned keys with versions and hashes.');
 export type SecretBatchStatus = z.output<typeof secretBatchStatus>;
@@ -182,6 +198,12 @@ export const secretBatchKind = defineKind({
     { name: 'Env', type: 'string', jsonPath: '.spec.environment', description: 'Environment slug.' },
     { name: 'Path', type: 'string', jsonPath: '.spec.secretPath', description: 'Folder path.' },
     { name: 'Keys', type: 'integer', jsonPath: '.status.ownedKeyCount', description: 'Owned keys.' },
+    {
+      name: 'Events',
+      type: 'string',
+      jsonPath: '.status.events.state',
+      description: 'Project event subscription state.',
+    },
   ],
   defaultDeletionPolicy: 'Delete',
 });
