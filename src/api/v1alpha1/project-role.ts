@@ -36,6 +36,13 @@ export const projectRoleStatus = z
   .object({
     ...commonStatusFields,
     slug: z.string().max(64).optional().describe('Slug of the role in the service.'),
+    projectId: z
+      .string()
+      .max(256)
+      .optional()
+      .describe(
+        'Id of the service project the role belongs to (used to delete it after its Project is gone).',
+      ),
   })
   .describe('Observed state of the role.');
 export type ProjectRoleStatus = z.output<typeof projectRoleStatus>;

@@ -1,0 +1,168 @@
+/**
+ * ProjectRole adapter: a custom role in a project (`/api/v2/workspace/{projectId}/roles`).
+ *
+ * - observe: the role-by-slug endpoint (there is no get-by-id). With a recorded id the last
+ *   known slug and the spec's slug are tried; a role renamed behind our back is found in the
+ *   role list by id. Without an id, the spec's slug finds a role to adopt (the natural key);
+ * - create / update (PATCH by id) / delete by id;
+ * - a role still assigned to memberships cannot be deleted: the service's 400 becomes
+ *   `Synced=False` reason `RoleInUse` with its message, retried after the waiting requeue.
+ */
+import type { ProjectRoleSpec } from '../../api/v1alpha1/index.ts';
+import type { Role, ServiceClient } from '../../client/index.ts';
+import type {
+  ExternalClient,
+  ManagedAdapter,
+  ManagedObject,
+  Observation,
+  ResolveContext,
+} from '../../managed/external-client.ts';
+import { resolveReference } from '../../managed/references.ts';
+import { describeError, serviceStatus } from '../../managed/service-errors.ts';
+import { ANNOTATION_ABANDON } from '../../runtime/object-meta.ts';
+import { WaitingError } from '../../runtime/errors.ts';
+import type { OperatorServices } from '../kind-controller.ts';
+import {
+  createRequest,
+  driftedFields,
+  statusOf,
+  updateRequest,
+  type ProjectRoleStatusFields,
+} from './mapping.ts';
+
+/** Condition reason while the service refuses to delete a role that memberships still use. */
+export const ROLE_IN_USE = 'RoleInUse';
+
+/** What references resolve to. */
+export interface ProjectRoleRefs {
+  readonly projectId: string;
+  /** The operator's waiting requeue, reused for `RoleInUse`. */
+  readonly waitRequeueMs: number;
+}
+
+type Status = ProjectRoleStatusFields;
+
+async function findBySlug(
+  client: ServiceClient,
+  projectId: string,
+  slug: string,
+  signal: AbortSignal,
+): Promise<Role | undefined> {
+  try {
+    return await client.roles.getBySlug(projectId, slug, { signal });
+  } catch (error) {
+    if (serviceStatus(error) === 404) return undefined;
+    throw error;
+  }
+}
+
+/** The slug last recorded in status, if any. */
+function recordedSlug(obj: ManagedObject<ProjectRoleSpec>): string | undefined {
+  const slug = obj.status?.slug;
+  return typeof slug === 'string' ? slug : undefined;
+}
+
+/** Where to look for a role by id. */
+interface RoleScope {
+  readonly projectId: string;
+  readonly id: string;
+  readonly signal: AbortSignal;
+}
+
+/** The role with `scope.id`: by the known slugs first (one call), else through the list. */
+async function findById(
+  client: ServiceClient,
+  obj: ManagedObject<ProjectRoleSpec>,
+  { projectId, id, signal }: RoleScope,
+): Promise<Role | undefined> {
+  for (const slug of new Set([recordedSlug(obj) ?? obj.spec.slug, obj.spec.slug])) {
+    const role = await findBySlug(client, projectId, slug, signal);
+    if (role?.id === id) return role;
+  }
+  const listed = (await client.roles.list(projectId, { signal })).find((r) => r.id === id);
+  return listed ? findBySlug(client, projectId, listed.slug, signal) : undefined;
+}
+
+function observation(spec: ProjectRoleSpec, role: Role, projectId: string): Observation<Status> {
+  const drifted = driftedFields(spec, role);
+  return {
+    exists: true,
+    upToDate: drifted.length === 0,
+    externalId: role.id,
+    status: statusOf(role, projectId),
+    ...(drifted.length > 0 ? { diff: drifted.join(', ') } : {}),
+  };
+}
+
+function roleClient(client: ServiceClient): ExternalClient<ProjectRoleSpec, ProjectRoleRefs, Status> {
+  return {
+    async observe(obj, ctx) {
+      const { projectId } = ctx.references;
+      const role = ctx.externalId
+        ? await findById(client, obj, { projectId, id: ctx.externalId, signal: ctx.signal })
+        : await findBySlug(client, projectId, obj.spec.slug, ctx.signal);
+      return role ? observation(obj.spec, role, projectId) : { exists: false };
+    },
+    async create(obj, ctx) {
+      const { projectId } = ctx.references;
+      const role = await client.roles.create(projectId, createRequest(obj.spec), { signal: ctx.signal });
+      return { externalId: role.id, status: statusOf(role, projectId) };
+    },
+    async update(obj, ctx) {
+      const { projectId } = ctx.references;
+      const body = updateRequest(obj.spec);
+      const role = await client.roles.update(projectId, ctx.externalId, body, { signal: ctx.signal });
+      return { status: statusOf(role, projectId) };
+    },
+    async delete(obj, ctx) {
+      try {
+        await client.roles.delete(ctx.references.projectId, ctx.externalId, { signal: ctx.signal });
+      } catch (error) {
+        // The service answers 400 only while memberships use the role: wait for them to change.
+        if (serviceStatus(error) !== 400) throw error;
+        throw new WaitingError(
+          ROLE_IN_USE,
+          `cannot delete role ${recordedSlug(obj) ?? obj.spec.slug}: ${describeError(error)}; remove it from ` +
+            `those memberships, or set the annotation ${ANNOTATION_ABANDON}: "true" to leave it in place`,
+          ctx.references.waitRequeueMs,
+          { cause: error },
+        );
+      }
+    },
+    async findByNaturalKey(obj, ctx) {
+      const role = await findBySlug(client, ctx.references.projectId, obj.spec.slug, ctx.signal);
+      return role ? [role.id] : [];
+    },
+  };
+}
+
+/** The project id; while deleting, the one recorded in status will do if the Project is gone. */
+async function resolveProject(
+  services: OperatorServices,
+  obj: ManagedObject<ProjectRoleSpec>,
+  context: ResolveContext,
+): Promise<ProjectRoleRefs> {
+  const recorded = obj.status?.projectId;
+  const resolved = await resolveReference({
+    reader: services.reader('Project'),
+    kind: 'Project',
+    from: obj,
+    ref: obj.spec.projectRef,
+    context,
+    ...(typeof recorded === 'string' ? { fallbackId: recorded } : {}),
+  });
+  return { projectId: resolved.externalId, waitRequeueMs: context.waitRequeueMs };
+}
+
+/** The ProjectRole adapter on the operator's services. */
+export function projectRoleAdapter(
+  services: OperatorServices,
+): ManagedAdapter<ProjectRoleSpec, ProjectRoleRefs, Status> {
+  return {
+    resolveReferences: (obj, context) => resolveProject(services, obj, context),
+    async connect(obj) {
+      const connection = await services.connectionFor(obj);
+      return roleClient(connection.client);
+    },
+  };
+}
