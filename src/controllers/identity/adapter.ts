@@ -1,0 +1,181 @@
+/**
+ * Identity adapter: an organization machine identity and its project memberships.
+ *
+ * - observe: `GET /api/v1/identities/{id}`, or by name in the organization when no id is
+ *   recorded (adoption); then the membership of each listed project;
+ * - create: `POST /api/v1/identities`, then the memberships (a failure there is completed by the
+ *   next reconcile, which comes within seconds);
+ * - update: the differing settings by PATCH; memberships created, roles replaced, memberships of
+ *   projects no longer listed removed;
+ * - delete: `DELETE /api/v1/identities/{id}` (refused while deletion protection is on).
+ */
+import type { IdentitySpec } from '../../api/v1alpha1/index.ts';
+import type { IdentityDetails, ServiceClient } from '../../client/index.ts';
+import type {
+  ExternalClient,
+  ExternalContext,
+  ManagedAdapter,
+  ManagedObject,
+} from '../../managed/external-client.ts';
+import { serviceStatus } from '../../managed/service-errors.ts';
+import { isObserveOnly } from '../../managed/spec.ts';
+import { TerminalError, WaitingError } from '../../runtime/errors.ts';
+import { ANNOTATION_EXTERNAL_ID } from '../../runtime/object-meta.ts';
+import type { OperatorServices, ResolvedConnection } from '../kind-controller.ts';
+import { createRequest, outputSecret, updateRequest, type IdentityStatusFields } from './mapping.ts';
+import { applyMembershipPlan, readMemberships } from './membership-sync.ts';
+import { describePlan, membershipPlan, recordOf, type RecordedMembership } from './memberships.ts';
+import { resolveMemberships, type IdentityRefs } from './references.ts';
+
+type Client = ExternalClient<IdentitySpec, IdentityRefs, IdentityStatusFields>;
+
+/** Requeue soon after a create whose memberships are not all in place. */
+const completeCreateAfterMs = 5_000;
+
+function organizationOf(connection: ResolvedConnection): string {
+  if (connection.organizationId) return connection.organizationId;
+  throw new WaitingError(
+    'OrganizationUnknown',
+    `cannot address identities: ${connection.key} does not report its organization id yet`,
+    10_000,
+  );
+}
+
+async function byName(
+  client: ServiceClient,
+  connection: ResolvedConnection,
+  obj: ManagedObject<IdentitySpec>,
+  signal: AbortSignal,
+): Promise<IdentityDetails[]> {
+  const all = await client.identities.list(organizationOf(connection), { signal });
+  return all.filter((identity) => identity.name === obj.spec.name);
+}
+
+async function find(
+  connection: ResolvedConnection,
+  obj: ManagedObject<IdentitySpec>,
+  ctx: ExternalContext<IdentityRefs>,
+): Promise<IdentityDetails | undefined> {
+  const { client } = connection;
+  if (!ctx.externalId) {
+    const matches = await byName(client, connection, obj, ctx.signal);
+    if (matches.length > 1) {
+      throw new TerminalError(
+        'AmbiguousName',
+        `cannot adopt identity ${obj.spec.name}: ${matches.length} identities of the organization have this name; ` +
+          `set the ${ANNOTATION_EXTERNAL_ID} annotation to the id of the one to manage`,
+      );
+    }
+    return matches[0];
+  }
+  try {
+    return await client.identities.get(ctx.externalId, { signal: ctx.signal });
+  } catch (error) {
+    if (serviceStatus(error) === 404) return undefined;
+    throw error;
+  }
+}
+
+/** The memberships recorded in status (the ones this resource manages). */
+function recorded(obj: ManagedObject<IdentitySpec>): RecordedMembership[] {
+  return (obj.status as IdentityStatusFields | undefined)?.memberships ?? [];
+}
+
+function statusOf(
+  identity: { orgId?: string | undefined; authMethods: string[] },
+  connection: ResolvedConnection,
+  memberships: RecordedMembership[],
+): IdentityStatusFields {
+  const organizationId = identity.orgId ?? connection.organizationId;
+  return { ...(organizationId ? { organizationId } : {}), authMethods: identity.authMethods, memberships };
+}
+
+function identityClient(connection: ResolvedConnection, services: OperatorServices): Client {
+  const { client } = connection;
+  const secretOf = (obj: ManagedObject<IdentitySpec>, id: string, orgId?: string) =>
+    outputSecret(obj.spec, id, orgId ?? connection.organizationId);
+  return {
+    async observe(obj, ctx) {
+      const identity = await find(connection, obj, ctx);
+      if (!identity) return { exists: false };
+      const desired = ctx.references.memberships;
+      const current = await readMemberships(client, identity.id, desired, ctx.signal);
+      const plan = membershipPlan(desired, current, recorded(obj));
+      const diff = [...Object.keys(updateRequest(obj.spec, identity)), ...describePlan(plan)];
+      const held = desired.flatMap((m) => {
+        const membership = current.get(m.projectId);
+        return membership
+          ? [{ project: m.project, projectId: m.projectId, roles: membership.roles.map((r) => r.slug) }]
+          : [];
+      });
+      return {
+        exists: true,
+        upToDate: diff.length === 0,
+        externalId: identity.id,
+        status: statusOf(identity, connection, held),
+        secretData: secretOf(obj, identity.id, identity.orgId),
+        ...(diff.length > 0 ? { diff: diff.join(', ') } : {}),
+      };
+    },
+    async create(obj, ctx) {
+      const request = createRequest(obj.spec, organizationOf(connection));
+      const created = await client.identities.create(request, { signal: ctx.signal });
+      const desired = ctx.references.memberships;
+      let memberships: RecordedMembership[] = [];
+      try {
+        const plan = { create: desired, update: [], remove: [] };
+        await applyMembershipPlan(client, created.id, plan, { now: services.now(), signal: ctx.signal });
+        memberships = recordOf(desired);
+      } catch (error) {
+        // The identity exists: report its id now; the next reconcile adds the memberships.
+        ctx.log.warn(
+          { err: error, externalId: created.id },
+          'cannot add the new identity to its projects yet',
+        );
+      }
+      return {
+        externalId: created.id,
+        status: statusOf(created, connection, memberships),
+        secretData: secretOf(obj, created.id, created.orgId),
+      };
+    },
+    async update(obj, ctx) {
+      const { signal } = ctx;
+      const identity = await client.identities.get(ctx.externalId, { signal });
+      const settings = updateRequest(obj.spec, identity);
+      if (Object.keys(settings).length > 0) await client.identities.update(identity.id, settings, { signal });
+      const desired = ctx.references.memberships;
+      const current = await readMemberships(client, identity.id, desired, signal);
+      const plan = membershipPlan(desired, current, recorded(obj));
+      await applyMembershipPlan(client, identity.id, plan, { now: services.now(), signal });
+      return {
+        status: statusOf(identity, connection, recordOf(desired)),
+        secretData: secretOf(obj, identity.id, identity.orgId),
+      };
+    },
+    async delete(_obj, ctx) {
+      await client.identities.delete(ctx.externalId, { signal: ctx.signal });
+    },
+    async findByNaturalKey(obj, ctx) {
+      return (await byName(client, connection, obj, ctx.signal)).map((identity) => identity.id);
+    },
+    requeueAfterMs(obj, status) {
+      if (isObserveOnly(obj.spec)) return undefined;
+      const recorded = new Set((status?.memberships ?? []).map((m) => m.project));
+      const pending = (obj.spec.projectMemberships ?? []).some((m) => !recorded.has(m.projectRef.name));
+      return pending ? completeCreateAfterMs : undefined;
+    },
+  };
+}
+
+/** The Identity adapter on the operator's services. */
+export function identityAdapter(
+  services: OperatorServices,
+): ManagedAdapter<IdentitySpec, IdentityRefs, IdentityStatusFields> {
+  return {
+    resolveReferences: (obj, context) => resolveMemberships(services, obj, context),
+    async connect(obj) {
+      return identityClient(await services.connectionFor(obj), services);
+    },
+  };
+}
