@@ -47,41 +47,40 @@ async function reconcileNow(name: string): Promise<void> {
   });
 }
 
+/** The output's token authenticates as the output's identity. */
+async function expectTokenWorks(out: Record<string, string>): Promise<void> {
+  const client = createServiceClient({ baseUrl: fresh.url, auth: staticToken(out.token ?? '') });
+  try {
+    expect((await client.identities.get(out.identityId ?? '')).orgId).toBe(out.organizationId);
+  } finally {
+    await client.close();
+  }
+}
+
 describe('Bootstrap', () => {
   it('bootstraps once, writes the output Secret and creates a Ready Connection', async () => {
     await h.create('Bootstrap', 'first', bootstrapSpec('first-credentials', { createConnection: true }));
     const boot = await h.waitForReady('Bootstrap', 'first');
-    const out = await h.readSecret('first-credentials');
-    expect(Object.keys(out ?? {}).sort()).toEqual(['identityId', 'organizationId', 'token', 'userId']);
+    const out = (await h.readSecret('first-credentials')) ?? {};
+    expect(Object.keys(out).sort()).toEqual(['identityId', 'organizationId', 'token', 'userId']);
     expect(boot.status).toMatchObject({
-      id: out?.organizationId,
-      organizationId: out?.organizationId,
-      identityId: out?.identityId,
-      userId: out?.userId,
+      id: out.organizationId,
+      organizationId: out.organizationId,
+      identityId: out.identityId,
+      userId: out.userId,
       connectionName: 'first',
     });
     const secret = await h.core.readNamespacedSecret({ namespace: h.namespace, name: 'first-credentials' });
-    expect(secret.metadata?.ownerReferences?.[0]).toMatchObject({
-      kind: 'Bootstrap',
-      name: 'first',
-      controller: true,
-    });
-
-    // The token works against the instance.
-    const client = createServiceClient({ baseUrl: fresh.url, auth: staticToken(out?.token ?? '') });
-    try {
-      expect((await client.identities.get(out?.identityId ?? '')).orgId).toBe(out?.organizationId);
-    } finally {
-      await client.close();
-    }
+    expect(secret.metadata?.ownerReferences).toMatchObject([
+      { kind: 'Bootstrap', name: 'first', controller: true },
+    ]);
+    await expectTokenWorks(out);
 
     const conn = await h.waitForReady('Connection', 'first');
-    expect(conn.status?.organizationId).toBe(out?.organizationId);
-    expect(conn.metadata.ownerReferences?.[0]).toMatchObject({
-      kind: 'Bootstrap',
-      name: 'first',
-      controller: true,
-    });
+    expect(conn.status?.organizationId).toBe(out.organizationId);
+    expect(conn.metadata.ownerReferences).toMatchObject([
+      { kind: 'Bootstrap', name: 'first', controller: true },
+    ]);
     expect(conn.spec).toMatchObject({
       url: fresh.url,
       auth: { token: { secretRef: { name: 'first-credentials', key: 'token' } } },
@@ -92,9 +91,8 @@ describe('Bootstrap', () => {
     expect(bootstrapCalls()).toBe(1);
     await h.waitForReady('Bootstrap', 'first');
 
-    const leaked = [password, out?.token ?? 'missing-token'];
     const visible = JSON.stringify([boot.status, await h.events('first'), conn.status]) + h.logs();
-    for (const value of leaked) expect(visible).not.toContain(value);
+    for (const value of [password, out.token]) expect(visible).not.toContain(value);
   });
 
   it('reports an instance someone else bootstrapped as AlreadyBootstrapped', async () => {
