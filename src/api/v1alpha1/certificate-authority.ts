@@ -1,6 +1,7 @@
 /**
  * CertificateAuthority: a private CA in a project (the service marks these endpoints deprecated).
- * Everything that defines the CA is immutable after creation; the CA certificate and chain are
+ * Everything that defines the CA is immutable after creation (only `enabled`,
+ * `requireTemplateForIssuance` and `outputSecretName` change); the CA certificate and chain are
  * written to an output Secret.
  */
 import { z } from 'zod';
@@ -88,6 +89,13 @@ const caFields = z.object({
     .boolean()
     .default(false)
     .describe('Require a certificate template for every certificate issued by this CA. Default: false.'),
+  enabled: z
+    .boolean()
+    .default(true)
+    .describe(
+      'Whether the CA is active (true) or disabled (false) in the service. Not applied while an intermediate CA ' +
+        'waits for its certificate. Default: true.',
+    ),
   outputSecretName: objectName
     .optional()
     .describe(
@@ -113,7 +121,8 @@ export const certificateAuthoritySpec = withRules(caFields, [
       'maxPathLength, keyAlgorithm); create a new one instead',
   },
 ]).describe(
-  'Desired certificate authority. Immutable after creation except for the operator-facing policies.',
+  'Desired certificate authority. Immutable after creation except enabled, requireTemplateForIssuance, ' +
+    'outputSecretName and the operator-facing policies.',
 );
 export type CertificateAuthoritySpec = z.output<typeof certificateAuthoritySpec>;
 

@@ -58,6 +58,21 @@ export const integrationStatus = z
     isSynced: z.boolean().optional().describe('Whether the last sync succeeded.'),
     syncMessage: z.string().max(4096).optional().describe('Message of the last sync.'),
     lastUsed: z.iso.datetime({ offset: true }).optional().describe('When the integration last synced.'),
+    authHash: z
+      .string()
+      .max(128)
+      .optional()
+      .describe(
+        'HMAC-SHA256 (hex, keyed with the resource uid) of the credentials and auth settings last sent to the ' +
+          'service; never the values. A different hash means the Secrets changed and the credentials are sent again.',
+      ),
+    credentialsApplied: z
+      .boolean()
+      .optional()
+      .describe(
+        'Whether the service stored the credentials last sent in the integration’s own auth record. False: it ' +
+          'created a separate record the integration cannot use (Ready=False, CredentialsNotApplied).',
+      ),
   })
   .describe('Observed state of the integration.');
 export type IntegrationStatus = z.output<typeof integrationStatus>;
