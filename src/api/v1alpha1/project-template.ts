@@ -88,7 +88,12 @@ export const projectTemplateSpec = z
       'Template name in the organization (a slug, not default); Projects use it as their template.',
     ),
     description: z.string().max(256).optional().describe('Description (at most 256 characters).'),
-    type: projectType.describe('Type of project the template is for. Default: secret-manager.'),
+    type: withRules(projectType, [
+      {
+        rule: 'self == oldSelf',
+        message: 'type is immutable (the service cannot change it); create a new ProjectTemplate',
+      },
+    ]).describe('Type of project the template is for; immutable. Default: secret-manager.'),
     roles: withRules(listMap(templateRole, ['slug'], 32), [
       {
         rule: 'self.all(r, self.exists_one(s, s.name == r.name))',
