@@ -72,7 +72,7 @@ local function assess(o)
     observed = ready.observedGeneration
   end
   if meta.generation ~= nil and (observed == nil or observed < meta.generation) then
-    return "Progressing", "Waiting for the operator to observe generation " .. string.format("%d", meta.generation)
+    return "Progressing", "Waiting for the operator to observe generation " .. tostring(meta.generation)
   end
   if synced ~= nil and synced.status == "False" then
     if synced.reason == "Paused" then
