@@ -14,6 +14,7 @@ import {
   universalAuth,
   type Authenticator,
   type AuthProvider,
+  type Clock,
   type RequestInfo,
   type ServiceClient,
 } from '../client/index.ts';
@@ -46,10 +47,13 @@ export class ConnectionClientFactory {
   private readonly registries = new Map<string, TransportRegistry>();
   private readonly log: Logger;
   private readonly onRequest: ((info: RequestInfo) => void) | undefined;
+  private readonly clock: Clock | undefined;
 
-  constructor(options: { log: Logger; onRequest?: (info: RequestInfo) => void }) {
+  /** `clock` replaces the system clock of every client (tests). */
+  constructor(options: { log: Logger; onRequest?: (info: RequestInfo) => void; clock?: Clock }) {
     this.log = options.log;
     this.onRequest = options.onRequest;
+    this.clock = options.clock;
   }
 
   /** A new client for `spec` (the caller caches and closes it). */
@@ -70,6 +74,7 @@ export class ConnectionClientFactory {
       logger: this.log.child({ connection: spec.key }),
       ...(this.onRequest ? { onRequest: this.onRequest } : {}),
       userAgent: 'coffer-operator',
+      clock: this.clock,
     });
     return {
       client,

@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { FakeEvents, FakeObjectStore } from '../../test/support/fake-kube.ts';
+import { ServerError } from '../client/index.ts';
+import type { ManagedObject } from '../managed/external-client.ts';
+import { createEventRecorder } from '../runtime/events.ts';
+import { createLogger } from '../runtime/logger.ts';
+import { ANNOTATION_PAUSED } from '../runtime/object-meta.ts';
+import type { DirectOutcome, DirectSync } from './direct-kind.ts';
+import { createDirectReconciler } from './direct-reconciler.ts';
+
+const schema = z.object({ url: z.string().min(1) });
+type Spec = z.output<typeof schema>;
+const log = createLogger({ level: 'silent' });
+const context = { signal: new AbortController().signal, log };
+const request = { namespace: 'ns', name: 'c' };
+
+function setup(
+  sync: DirectSync<Spec>['sync'],
+  spec: unknown = { url: 'http://x' },
+  annotations?: Record<string, string>,
+) {
+  const store = new FakeObjectStore<ManagedObject<unknown>>();
+  store.create({
+    apiVersion: 'coffer.dev/v1alpha1',
+    kind: 'Connection',
+    metadata: { name: 'c', namespace: 'ns', ...(annotations ? { annotations } : {}) },
+    spec,
+  });
+  const events = new FakeEvents();
+  const forgotten: string[] = [];
+  const reconcile = createDirectReconciler<Spec, Record<string, unknown>>({
+    schema,
+    sync: { sync, forget: (r) => forgotten.push(r.name) },
+    reader: store,
+    patcher: store,
+    events: createEventRecorder({ api: events, component: 'test' }),
+    pollIntervalMs: 60_000,
+    now: () => new Date('2030-01-01T00:00:00Z'),
+  });
+  return { store, events, forgotten, reconcile };
+}
+
+const ready: DirectOutcome = {
+  ready: { status: 'True', reason: 'Available', message: 'fine' },
+  id: 'ident-1',
+  status: { organizationId: 'org-1' },
+  events: [{ type: 'Normal', reason: 'Connected', message: 'connected' }],
+};
+
+const conditions = (obj: ManagedObject<unknown> | undefined) =>
+  Object.fromEntries(
+    (obj?.status?.conditions ?? []).map((c) => [c.type, `${c.status}/${c.reason}/${c.observedGeneration}`]),
+  );
+
+describe('createDirectReconciler', () => {
+  it('writes Ready, Synced, id and the kind fields, records events, and requeues at the poll interval', async () => {
+    const { store, events, reconcile } = setup(() => Promise.resolve(ready));
+    const result = await reconcile(request, context);
+    const obj = store.peek(request);
+    expect(conditions(obj)).toEqual({ Ready: 'True/Available/1', Synced: 'True/ReconcileSuccess/1' });
+    expect(obj?.status).toMatchObject({ id: 'ident-1', organizationId: 'org-1', observedGeneration: 1 });
+    expect(events.list().map((e) => e.reason)).toEqual(['Connected']);
+    expect(result.requeueAfterMs).toBeGreaterThanOrEqual(60_000);
+    expect(result.requeueAfterMs).toBeLessThanOrEqual(66_000);
+  });
+
+  it('does not write status again when nothing changed', async () => {
+    const { store, reconcile } = setup(() => Promise.resolve({ ...ready, events: [] }));
+    await reconcile(request, context);
+    const writes = store.writes.length;
+    await reconcile(request, context);
+    expect(store.writes.length).toBe(writes);
+  });
+
+  it('honours requeueAfterMs: null (no retry loop)', async () => {
+    const stopped: DirectOutcome = {
+      ready: { status: 'False', reason: 'AlreadyBootstrapped', message: 'm' },
+      synced: { status: 'False', reason: 'AlreadyBootstrapped', message: 'm' },
+      requeueAfterMs: null,
+    };
+    const { store, reconcile } = setup(() => Promise.resolve(stopped));
+    expect(await reconcile(request, context)).toEqual({});
+    expect(conditions(store.peek(request))).toEqual({
+      Ready: 'False/AlreadyBootstrapped/1',
+      Synced: 'False/AlreadyBootstrapped/1',
+    });
+  });
+
+  it('reports an invalid spec as InvalidSpec without calling sync', async () => {
+    let calls = 0;
+    const { store, reconcile } = setup(
+      () => {
+        calls++;
+        return Promise.resolve(ready);
+      },
+      { url: '' },
+    );
+    await expect(reconcile(request, context)).rejects.toMatchObject({
+      errorClass: 'terminal',
+      reason: 'InvalidSpec',
+    });
+    expect(calls).toBe(0);
+    expect(conditions(store.peek(request)).Synced).toBe('False/InvalidSpec/1');
+  });
+
+  it('keeps Ready and reports Synced=False on a service failure, once as a Warning', async () => {
+    let fail = false;
+    const { store, events, reconcile } = setup(() =>
+      fail
+        ? Promise.reject(new ServerError({ operation: 'identities.get', status: 503, message: 'down' }))
+        : Promise.resolve({ ...ready, events: [] }),
+    );
+    await reconcile(request, context);
+    fail = true;
+    await expect(reconcile(request, context)).rejects.toMatchObject({ errorClass: 'transient' });
+    await expect(reconcile(request, context)).rejects.toMatchObject({ errorClass: 'transient' });
+    expect(conditions(store.peek(request))).toEqual({
+      Ready: 'True/Available/1',
+      Synced: 'False/ServiceUnavailable/1',
+    });
+    expect(events.list()).toEqual([expect.objectContaining({ type: 'Warning', count: 1 })]);
+  });
+
+  it('stops at the paused annotation and forgets deleted objects', async () => {
+    const paused = setup(() => Promise.reject(new Error('must not sync')), undefined, {
+      [ANNOTATION_PAUSED]: 'true',
+    });
+    expect(await paused.reconcile(request, context)).toEqual({});
+    expect(conditions(paused.store.peek(request)).Synced).toBe('False/Paused/1');
+    const gone = setup(() => Promise.resolve(ready));
+    expect(await gone.reconcile({ namespace: 'ns', name: 'other' }, context)).toEqual({});
+    expect(gone.forgotten).toEqual(['other']);
+  });
+});
