@@ -1,0 +1,146 @@
+/**
+ * CertificateAuthority adapter on the service's deprecated `/api/v1/pki/ca` endpoints.
+ *
+ * - observe: `GET /api/v1/pki/ca/{id}` and, once the CA has a certificate, its certificate and
+ *   chain for the output Secret. The endpoints have no project CA list, so a CA is adopted only
+ *   through the `coffer.dev/external-id` annotation, and a create interrupted before its id was
+ *   recorded stops with `CreateIncomplete` for a human to decide (no duplicate CA);
+ * - create: `POST /api/v1/pki/ca` with the project's slug, then `enabled: false` applied;
+ * - update: `PATCH` status (active/disabled) and `requireTemplateForIssuance`, the only fields the
+ *   service can change (everything else is immutable in the CRD);
+ * - delete: `DELETE /api/v1/pki/ca/{id}`.
+ */
+import type { CertificateAuthoritySpec } from '../../api/v1alpha1/index.ts';
+import type { CaCertificate, CertificateAuthority, ServiceClient } from '../../client/index.ts';
+import { CREATE_INCOMPLETE } from '../../managed/create.ts';
+import type { ExternalClient, ManagedAdapter } from '../../managed/external-client.ts';
+import { serviceStatus } from '../../managed/service-errors.ts';
+import { TerminalError } from '../../runtime/errors.ts';
+import { ANNOTATION_CREATE_PENDING, ANNOTATION_EXTERNAL_ID } from '../../runtime/object-meta.ts';
+import type { OperatorServices } from '../kind-controller.ts';
+import {
+  createRequest,
+  describeUpdate,
+  immutableMismatch,
+  outputSecret,
+  PENDING_CERTIFICATE,
+  statusOf,
+  updateRequest,
+  type CaStatusFields,
+} from './mapping.ts';
+import { projectOf, resolveProject, type CaRefs } from './references.ts';
+
+type Client = ExternalClient<CertificateAuthoritySpec, CaRefs, CaStatusFields>;
+
+/** Condition reason when the CA found is not the one the spec describes. */
+export const SPEC_MISMATCH = 'SpecMismatch';
+
+/** Ready reason while an intermediate CA waits for its certificate. */
+export const PENDING_REASON = 'PendingCertificate';
+
+async function getCa(client: ServiceClient, id: string, signal: AbortSignal) {
+  try {
+    return await client.pki.getCa(id, { signal });
+  } catch (error) {
+    if (serviceStatus(error) === 404) return undefined;
+    throw error;
+  }
+}
+
+/** The CA's certificate and chain, when it has one. */
+async function certificateOf(
+  client: ServiceClient,
+  ca: CertificateAuthority,
+  signal: AbortSignal,
+): Promise<CaCertificate | undefined> {
+  if (ca.status === PENDING_CERTIFICATE) return undefined;
+  return client.pki.getCaCertificate(ca.id, { signal });
+}
+
+/** Refuses to manage a CA of another project or with other immutable settings. */
+function checkIdentity(spec: CertificateAuthoritySpec, ca: CertificateAuthority, projectId: string): void {
+  const differs = immutableMismatch(spec, ca);
+  if (ca.projectId !== undefined && ca.projectId !== projectId) differs.unshift('projectRef');
+  if (differs.length === 0) return;
+  throw new TerminalError(
+    SPEC_MISMATCH,
+    `cannot manage certificate authority ${ca.id}: its ${differs.join(', ')} differ from the spec and ` +
+      `cannot change after creation; set ${ANNOTATION_EXTERNAL_ID} to the CA this spec describes, or delete ` +
+      'this resource with deletionPolicy Orphan and create one that matches',
+  );
+}
+
+function caClient(client: ServiceClient, services: OperatorServices): Client {
+  return {
+    async observe(obj, ctx) {
+      if (!ctx.externalId) return { exists: false };
+      const ca = await getCa(client, ctx.externalId, ctx.signal);
+      if (!ca) return { exists: false };
+      checkIdentity(obj.spec, ca, projectOf(ctx.references).projectId);
+      const cert = await certificateOf(client, ca, ctx.signal);
+      const diff = describeUpdate(updateRequest(obj.spec, ca));
+      const secretData = outputSecret(obj.spec, cert);
+      return {
+        exists: true,
+        upToDate: diff === undefined,
+        externalId: ca.id,
+        status: statusOf(ca),
+        ...(secretData ? { secretData } : {}),
+        ...(diff ? { diff } : {}),
+      };
+    },
+    async create(obj, ctx) {
+      const { projectSlug } = projectOf(ctx.references);
+      const request = createRequest(obj.spec, projectSlug, services.now());
+      let ca = await client.pki.createCa(request, { signal: ctx.signal });
+      ctx.log.info(
+        { externalId: ca.id, deprecatedEndpoint: '/api/v1/pki/ca' },
+        'created the certificate authority through the service’s deprecated /api/v1/pki/ca endpoints',
+      );
+      const rest = updateRequest(obj.spec, ca);
+      if (describeUpdate(rest)) ca = await client.pki.updateCa(ca.id, rest, { signal: ctx.signal });
+      const secretData = outputSecret(obj.spec, await certificateOf(client, ca, ctx.signal));
+      return { externalId: ca.id, status: statusOf(ca), ...(secretData ? { secretData } : {}) };
+    },
+    async update(obj, ctx) {
+      const ca = await client.pki.getCa(ctx.externalId, { signal: ctx.signal });
+      const request = updateRequest(obj.spec, ca);
+      if (!describeUpdate(request)) return { status: statusOf(ca) };
+      return { status: statusOf(await client.pki.updateCa(ca.id, request, { signal: ctx.signal })) };
+    },
+    async delete(_obj, ctx) {
+      await client.pki.deleteCa(ctx.externalId, { signal: ctx.signal });
+    },
+    findByNaturalKey() {
+      // No list endpoint: what the interrupted create made cannot be found, so a human decides.
+      return Promise.reject(
+        new TerminalError(
+          CREATE_INCOMPLETE,
+          'a create was interrupted and the certificate-authority endpoints cannot list the project’s CAs to ' +
+            `find what it made: check the project in the service, then set ${ANNOTATION_EXTERNAL_ID} to the ` +
+            `CA's id, or remove the ${ANNOTATION_CREATE_PENDING} annotation to create a new CA`,
+        ),
+      );
+    },
+    readyCheck(_obj, status) {
+      if (status?.state !== PENDING_CERTIFICATE) return undefined;
+      return {
+        reason: PENDING_REASON,
+        message: 'the intermediate CA waits for its certificate to be signed by a parent CA',
+      };
+    },
+  };
+}
+
+/** The CertificateAuthority adapter on the operator's services. */
+export function certificateAuthorityAdapter(
+  services: OperatorServices,
+): ManagedAdapter<CertificateAuthoritySpec, CaRefs, CaStatusFields> {
+  return {
+    resolveReferences: (obj, context) => resolveProject(services, obj, context),
+    async connect(obj) {
+      const connection = await services.connectionFor(obj);
+      return caClient(connection.client, services);
+    },
+  };
+}
