@@ -65,7 +65,8 @@ describe('CertificateAuthority adapter', () => {
     const client = await connect(obj);
     expect(await client.observe(obj, context(refs))).toEqual({ exists: false });
     const created = await client.create(obj, context(refs));
-    expect(created.status).toMatchObject({ state: 'active', dn: expect.stringContaining('alpha root') });
+    expect(created.status?.state).toBe('active');
+    expect(created.status?.dn).toContain('alpha root');
     const pem = created.secretData?.[0]?.data['ca.crt'] ?? '';
     expect(created.secretData?.[0]?.name).toBe('alpha-ca');
     const cert = new x509.X509Certificate(pem);
@@ -113,14 +114,13 @@ describe('CertificateAuthority adapter', () => {
       .observe(ca('delta', { commonName: 'someone else' }), context(refs, externalId))
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TerminalError);
-    expect(error).toMatchObject({ reason: SPEC_MISMATCH, message: expect.stringContaining('commonName') });
+    expect(error).toMatchObject({ reason: SPEC_MISMATCH });
+    expect(String(error)).toContain('commonName');
     const elsewhere = await client
       .observe(ca('delta'), context({ ...refs, projectId: 'other-project' }, externalId))
       .catch((e: unknown) => e);
-    expect(elsewhere).toMatchObject({
-      reason: SPEC_MISMATCH,
-      message: expect.stringContaining('projectRef'),
-    });
+    expect(elsewhere).toMatchObject({ reason: SPEC_MISMATCH });
+    expect(String(elsewhere)).toContain('its projectRef differ');
   });
 
   it('deletes the CA; an interrupted create needs a human decision', async () => {
