@@ -1,0 +1,200 @@
+/**
+ * Instant updates from project events for one kind (SecretBatch): ONE event stream per
+ * (connection, project) in use, registering the environments and folders of the resources that
+ * use it; a `secret:*` change enqueues the resources whose folder (and keys) it touches.
+ *
+ * The hub learns its resources from their reconciles (`register` in the adapter's observe, with
+ * the resolved connection and project id; `unregister` when the adapter deletes), and forgets
+ * resources that disappeared without a delete call (deletion policy Orphan, a deleted namespace)
+ * by checking the informer cache every `pruneIntervalMs`. Streams open only after `start` (the
+ * operator's background phase, i.e. while leading) and stop when its signal aborts.
+ */
+import type { Logger } from 'pino';
+import type { SecretChange } from '../../client/index.ts';
+import type { ManagedObject } from '../../managed/external-client.ts';
+import { requestKey, type Request } from '../../runtime/reconcile.ts';
+import type { ResolvedConnection } from '../kind-controller.ts';
+import type { EventStreamState } from './outcome.ts';
+import { registrationsFor } from './registrations.ts';
+import { ProjectStream, type StreamTiming } from './stream.ts';
+
+/** What a resource tells the hub about itself on every observe. */
+export interface Interest {
+  readonly connection: ResolvedConnection;
+  readonly projectId: string;
+  readonly environment: string;
+  readonly secretPath: string;
+  /** Keys it pushes or owns; a change to another key of its folder does not concern it. */
+  readonly keys: readonly string[];
+}
+
+export interface HubOptions {
+  readonly enqueue: (requests: readonly Request[]) => void;
+  /** Resolves the connection of a registered resource again (its client may have been replaced). */
+  readonly connectionFor: (obj: ManagedObject<unknown>) => Promise<ResolvedConnection>;
+  /** Whether the resource still exists (with this uid) in the informer cache. */
+  readonly exists: (request: Request, uid: string | undefined) => Promise<boolean>;
+  readonly log: Logger;
+  readonly timing?: Partial<HubTiming>;
+}
+
+export interface HubTiming extends StreamTiming {
+  readonly pruneIntervalMs: number;
+}
+
+export const defaultHubTiming: HubTiming = {
+  idleTimeoutMs: 45_000,
+  minBackoffMs: 1_000,
+  maxBackoffMs: 60_000,
+  refusedRetryMs: 10 * 60_000,
+  tooManyRetryMs: 60_000,
+  debounceMs: 200,
+  pruneIntervalMs: 30_000,
+};
+
+interface Member {
+  readonly request: Request;
+  readonly uid: string | undefined;
+  readonly obj: ManagedObject<unknown>;
+  readonly streamKey: string;
+  readonly environment: string;
+  readonly secretPath: string;
+  readonly keys: ReadonlySet<string>;
+}
+
+function concerns(member: Member, change: SecretChange): boolean {
+  if (member.environment !== change.environment || member.secretPath !== change.secretPath) return false;
+  return change.secretKeys.length === 0 || change.secretKeys.some((key) => member.keys.has(key));
+}
+
+export class ProjectEventHub {
+  private readonly options: HubOptions;
+  private readonly timing: HubTiming;
+  private readonly members = new Map<string, Member>();
+  private readonly streams = new Map<string, ProjectStream>();
+  private signal: AbortSignal | undefined;
+
+  constructor(options: HubOptions) {
+    this.options = options;
+    this.timing = { ...defaultHubTiming, ...options.timing };
+  }
+
+  /** Records (or updates) what `obj` watches; opens or adjusts its stream. */
+  register(obj: ManagedObject<unknown>, interest: Interest): void {
+    const request = { namespace: obj.metadata.namespace, name: obj.metadata.name };
+    const key = requestKey(request);
+    const streamKey = `${interest.connection.key}|${interest.projectId}`;
+    const previous = this.members.get(key);
+    this.members.set(key, {
+      request,
+      uid: obj.metadata.uid,
+      obj,
+      streamKey,
+      environment: interest.environment,
+      secretPath: interest.secretPath,
+      keys: new Set(interest.keys),
+    });
+    if (previous && previous.streamKey !== streamKey) this.refresh(previous.streamKey);
+    this.ensureStream(streamKey, interest.projectId).refresh();
+  }
+
+  /** Forgets `obj` (deleted); closes its stream when nothing else uses it. */
+  unregister(obj: { metadata: { namespace?: string; name: string } }): void {
+    const key = requestKey({ namespace: obj.metadata.namespace, name: obj.metadata.name });
+    const member = this.members.get(key);
+    if (!member) return;
+    this.members.delete(key);
+    this.refresh(member.streamKey);
+  }
+
+  /** The state of the stream serving (connection, project); undefined before `start`. */
+  stateOf(connectionKey: string, projectId: string): EventStreamState | undefined {
+    if (!this.signal) return undefined;
+    return this.streams.get(`${connectionKey}|${projectId}`)?.state ?? { state: 'Connecting' };
+  }
+
+  /** Number of streams (open or reconnecting); one per (connection, project) in use. */
+  get streamCount(): number {
+    return this.streams.size;
+  }
+
+  /** Opens the streams; they and the prune timer stop when `signal` aborts. */
+  start(signal: AbortSignal): void {
+    if (this.signal) return;
+    this.signal = signal;
+    for (const stream of this.streams.values()) stream.start(signal);
+    const timer = setInterval(() => void this.prune(), this.timing.pruneIntervalMs);
+    timer.unref();
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearInterval(timer);
+        for (const stream of this.streams.values()) stream.close();
+        this.streams.clear();
+      },
+      { once: true },
+    );
+  }
+
+  /** Drops members whose resource is gone from the cache. */
+  async prune(): Promise<void> {
+    for (const [key, member] of [...this.members]) {
+      let exists = true;
+      try {
+        exists = await this.options.exists(member.request, member.uid);
+      } catch (error) {
+        this.options.log.debug({ err: error }, 'cannot check a resource of the event hub; keeping it');
+      }
+      if (!exists && this.members.get(key) === member) this.unregister(member.obj);
+    }
+  }
+
+  private membersOf(streamKey: string): Member[] {
+    return [...this.members.values()].filter((m) => m.streamKey === streamKey);
+  }
+
+  private refresh(streamKey: string): void {
+    const stream = this.streams.get(streamKey);
+    if (!stream) return;
+    if (this.membersOf(streamKey).length === 0) {
+      stream.close();
+      this.streams.delete(streamKey);
+      return;
+    }
+    stream.refresh();
+  }
+
+  private enqueueAll(streamKey: string): void {
+    this.options.enqueue(this.membersOf(streamKey).map((m) => m.request));
+  }
+
+  private ensureStream(streamKey: string, projectId: string): ProjectStream {
+    const existing = this.streams.get(streamKey);
+    if (existing) return existing;
+    const log = this.options.log.child({ component: 'project-events' });
+    const stream = new ProjectStream(
+      projectId,
+      {
+        registrations: () => registrationsFor(this.membersOf(streamKey)),
+        client: async () => {
+          const [first] = this.membersOf(streamKey);
+          if (!first) throw new Error('cannot open a project event stream: no resource uses it');
+          return (await this.options.connectionFor(first.obj)).client;
+        },
+        changed: (changes) => {
+          const hit = this.membersOf(streamKey).filter((m) => changes.some((c) => concerns(m, c)));
+          if (hit.length > 0) this.options.enqueue(hit.map((m) => m.request));
+        },
+        opened: () => this.enqueueAll(streamKey),
+        stateChanged: (state) => {
+          if (state.state === 'Unavailable') this.enqueueAll(streamKey);
+        },
+      },
+      this.timing,
+      log,
+    );
+    this.streams.set(streamKey, stream);
+    if (this.signal && !this.signal.aborted) stream.start(this.signal);
+    return stream;
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * Project event subscriptions for the kinds that push to or read from secret folders (today
+ * SecretBatch). One hub per operator (`OperatorServices`) and kind: the kind's adapter registers
+ * its resources in it and its `startBackground` starts it, both through `projectEventHub`.
+ */
+import type { ManagedObject } from '../../managed/external-client.ts';
+import type { OperatorServices } from '../kind-controller.ts';
+import { ProjectEventHub } from './hub.ts';
+
+export { ProjectEventHub, defaultHubTiming, type HubOptions, type HubTiming, type Interest } from './hub.ts';
+export type { EventStreamState } from './outcome.ts';
+
+const hubs = new WeakMap<OperatorServices, Map<string, ProjectEventHub>>();
+
+/** The hub of `kind` for this operator, created on first use. */
+export function projectEventHub(services: OperatorServices, kind: string): ProjectEventHub {
+  let byKind = hubs.get(services);
+  if (!byKind) {
+    byKind = new Map();
+    hubs.set(services, byKind);
+  }
+  const existing = byKind.get(kind);
+  if (existing) return existing;
+  const reader = services.reader<ManagedObject<unknown>>(kind);
+  const hub = new ProjectEventHub({
+    enqueue: (requests) => services.enqueue(kind, requests),
+    connectionFor: (obj) => services.connectionFor(obj),
+    exists: async (request, uid) => {
+      const obj = await reader.get(request);
+      return obj !== undefined && (uid === undefined || obj.metadata.uid === uid);
+    },
+    log: services.log.child({ kind }),
+  });
+  byKind.set(kind, hub);
+  return hub;
+}

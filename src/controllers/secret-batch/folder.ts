@@ -1,0 +1,73 @@
+/**
+ * The folder a SecretBatch writes into: one list call reads all its secrets; missing folders
+ * along the path are created one level at a time with the v2 folders endpoint (the service
+ * rejects writes into a folder that does not exist).
+ */
+import type { Secret, ServiceClient } from '../../client/index.ts';
+import { serviceStatus } from '../../managed/service-errors.ts';
+import { WaitingError } from '../../runtime/errors.ts';
+import type { BatchScope } from './mapping.ts';
+
+/** Condition reason when the folder is missing and `createFolders` is false. */
+export const FOLDER_NOT_FOUND = 'FolderNotFound';
+
+/** True for the service's "folder/path not found" 404 (not a missing environment or project). */
+export function isFolderNotFound(error: unknown): boolean {
+  if (serviceStatus(error) !== 404) return false;
+  const own = (error as { serviceMessage?: unknown; errorName?: unknown }).serviceMessage;
+  const name = (error as { errorName?: unknown }).errorName;
+  return name === 'SecretPathNotFound' || (typeof own === 'string' && /folder|path/i.test(own));
+}
+
+/** The folder's secrets by key, or undefined when the folder does not exist. */
+export async function listFolder(
+  client: ServiceClient,
+  scope: BatchScope,
+  signal: AbortSignal,
+): Promise<Map<string, Secret> | undefined> {
+  try {
+    const { secrets } = await client.secrets.list(
+      { workspaceId: scope.projectId, environment: scope.environment, secretPath: scope.secretPath },
+      { signal },
+    );
+    // The list may include secrets of other types or paths in some releases: keep this folder's shared ones.
+    const own = secrets.filter(
+      (s) => (s.type ?? 'shared') === 'shared' && (s.secretPath ?? scope.secretPath) === scope.secretPath,
+    );
+    return new Map(own.map((s) => [s.secretKey, s]));
+  } catch (error) {
+    if (isFolderNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+/** The error for a missing folder when folders may not be created. */
+export function folderNotFound(scope: BatchScope, requeueMs: number): WaitingError {
+  return new WaitingError(
+    FOLDER_NOT_FOUND,
+    `folder ${scope.secretPath} does not exist in environment ${scope.environment} and createFolders is false: ` +
+      'create it in the service or set createFolders to true',
+    requeueMs,
+  );
+}
+
+/** Creates every missing folder along `scope.secretPath`, parent first. Returns how many it created. */
+export async function ensureFolders(
+  client: ServiceClient,
+  scope: BatchScope,
+  signal: AbortSignal,
+): Promise<number> {
+  const names = scope.secretPath.split('/').filter((n) => n !== '');
+  let parent = '/';
+  let created = 0;
+  for (const name of names) {
+    const base = { projectId: scope.projectId, environment: scope.environment, path: parent };
+    const existing = await client.folders.list(base, { signal });
+    if (!existing.some((f) => f.name === name)) {
+      await client.folders.create({ ...base, name }, { signal });
+      created += 1;
+    }
+    parent = parent === '/' ? `/${name}` : `${parent}/${name}`;
+  }
+  return created;
+}

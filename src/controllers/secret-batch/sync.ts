@@ -1,0 +1,147 @@
+/**
+ * The write path of a SecretBatch: create missing folders (when allowed), one batch update for
+ * every key that differs (creates under upsert, renames with `newSecretName`), one batch delete
+ * for owned keys that left the spec (deletion policy Delete), and the status that results.
+ */
+import type { SecretBatchSpec } from '../../api/v1alpha1/index.ts';
+import { ApprovalRequiredError, type Secret, type ServiceClient } from '../../client/index.ts';
+import type { ManagedObject } from '../../managed/external-client.ts';
+import { rfc3339 } from '../../runtime/conditions.ts';
+import { TerminalError, WaitingError } from '../../runtime/errors.ts';
+import { ensureFolders, folderNotFound, listFolder } from './folder.ts';
+import {
+  ownedKeysOf,
+  type BatchScope,
+  type DesiredSecret,
+  type OwnedKey,
+  type SecretBatchStatusFields,
+} from './mapping.ts';
+import { ownedAfter, planBatch, type Plan, type PlanInput } from './plan.ts';
+
+/** Requeue while keys are missing under failOnNotFound, or the folder may not be created. */
+export const WAIT_REQUEUE_MS = 60_000;
+
+/** The resource, the folder it writes into, and the client of its connection. */
+export interface SyncTarget {
+  readonly client: ServiceClient;
+  readonly obj: ManagedObject<SecretBatchSpec>;
+  readonly scope: BatchScope;
+}
+
+/** What observe saw: the folder (undefined when missing) and the desired keys. */
+export interface Snapshot {
+  readonly current: ReadonlyMap<string, Secret> | undefined;
+  readonly desired: readonly DesiredSecret[];
+}
+
+/** The plan input for `obj` against `current`. */
+export function planInput(
+  obj: ManagedObject<SecretBatchSpec>,
+  desired: readonly DesiredSecret[],
+  current: ReadonlyMap<string, Secret>,
+): PlanInput {
+  return {
+    desired,
+    current,
+    owned: ownedKeysOf(obj.status),
+    mode: obj.spec.mode,
+    prune: obj.spec.deletionPolicy !== 'Orphan',
+    salt: obj.metadata.uid ?? `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`,
+  };
+}
+
+function driftCorrectionsOf(obj: ManagedObject<SecretBatchSpec>): number {
+  const value = obj.status?.driftCorrections;
+  return typeof value === 'number' ? value : 0;
+}
+
+/** Adapter status fields from the owned keys; counters and times carried over. */
+export function statusFields(
+  obj: ManagedObject<SecretBatchSpec>,
+  owned: readonly OwnedKey[],
+  extra: Partial<SecretBatchStatusFields> = {},
+): SecretBatchStatusFields {
+  const lastSync = obj.status?.lastSyncTime;
+  return {
+    ownedKeys: [...owned],
+    ownedKeyCount: owned.length,
+    driftCorrections: driftCorrectionsOf(obj),
+    ...(typeof lastSync === 'string' ? { lastSyncTime: lastSync } : {}),
+    ...extra,
+  };
+}
+
+function missingError(scope: BatchScope, missing: readonly string[]): WaitingError {
+  return new WaitingError(
+    'SecretsNotFound',
+    `cannot update secrets in ${scope.environment}:${scope.secretPath}: ${missing.join(', ')} ` +
+      'do not exist and mode is failOnNotFound (create them in the service or use mode upsert)',
+    WAIT_REQUEUE_MS,
+  );
+}
+
+async function write(
+  client: ServiceClient,
+  scope: BatchScope,
+  plan: Plan,
+  options: { mode: 'upsert' | 'failOnNotFound'; signal: AbortSignal },
+): Promise<Secret[]> {
+  const where = {
+    workspaceId: scope.projectId,
+    environment: scope.environment,
+    secretPath: scope.secretPath,
+  };
+  let written: Secret[] = [];
+  try {
+    if (plan.writes.length > 0) {
+      const body = { ...where, mode: options.mode, secrets: [...plan.writes] };
+      written = await client.secrets.batchUpdate(body, { signal: options.signal });
+    }
+    if (plan.deletes.length > 0) {
+      const secrets = plan.deletes.map((secretKey) => ({ secretKey }));
+      await client.secrets.batchDelete({ ...where, secrets }, { signal: options.signal });
+    }
+  } catch (error) {
+    if (!(error instanceof ApprovalRequiredError)) throw error;
+    throw new TerminalError(
+      'ApprovalRequired',
+      `cannot write secrets in ${scope.environment}:${scope.secretPath}: an approval policy covers the folder and ` +
+        `the write became change request ${error.approvalId}; approve it in the service`,
+      { cause: error },
+    );
+  }
+  return written;
+}
+
+/** The folder's secrets, creating the folder path first when it is missing and allowed. */
+async function folderContents(
+  target: SyncTarget,
+  snapshot: Snapshot,
+  signal: AbortSignal,
+): Promise<ReadonlyMap<string, Secret>> {
+  const { client, obj, scope } = target;
+  if (snapshot.current) return snapshot.current;
+  if (!obj.spec.createFolders) throw folderNotFound(scope, WAIT_REQUEUE_MS);
+  await ensureFolders(client, scope, signal);
+  return (await listFolder(client, scope, signal)) ?? new Map();
+}
+
+/** Brings the folder in line with the spec; returns the resulting status fields. */
+export async function syncBatch(
+  target: SyncTarget,
+  snapshot: Snapshot,
+  context: { signal: AbortSignal; now: Date; extra: Partial<SecretBatchStatusFields> },
+): Promise<SecretBatchStatusFields> {
+  const { client, obj, scope } = target;
+  const current = await folderContents(target, snapshot, context.signal);
+  const input = planInput(obj, snapshot.desired, current);
+  const plan = planBatch(input);
+  if (plan.missing.length > 0) throw missingError(scope, plan.missing);
+  const written = await write(client, scope, plan, { mode: obj.spec.mode, signal: context.signal });
+  const wrote = plan.writes.length > 0 || plan.deletes.length > 0;
+  return statusFields(obj, ownedAfter(input, written), {
+    driftCorrections: driftCorrectionsOf(obj) + plan.drifted.length,
+    ...(wrote ? { lastSyncTime: rfc3339(context.now) } : {}),
+    ...context.extra,
+  });
+}
