@@ -25,6 +25,10 @@ const subcommands: Record<string, Subcommand> = {
     summary: 'run the operator (reconciles the coffer.dev resources)',
     run: async (args) => (await import('./operator.ts')).runOperator(args),
   },
+  sandbox: {
+    summary: 'run a local control plane, devserver, operator and the samples (npm run sandbox)',
+    run: async (args) => (await import('./sandbox.ts')).runSandbox(args),
+  },
   version: {
     summary: 'print the version',
     run: () => {
