@@ -30,8 +30,10 @@ export const additionalPrivilegeSpec = z
       .boolean()
       .default(false)
       .describe(
-        'For temporary privileges: when the window has ended, grant a fresh window of the same range starting ' +
-          'now. Default false: an expired privilege stays Ready=False with reason Expired and is not re-granted.',
+        'For temporary privileges: once the current window has ended, grant one fresh window of the same range ' +
+          'starting then. At most one renewal per spec generation (recorded in status.renewedGeneration): to ' +
+          'renew again after that window ends, change the spec (e.g. set renew to false, then to true). ' +
+          'Default false: an expired privilege stays Ready=False with reason Expired and is not re-granted.',
       ),
   })
   .describe('Desired additional privilege.');
@@ -55,6 +57,14 @@ export const additionalPrivilegeStatus = z
       .optional()
       .describe(
         'End of the current temporary window; afterwards Ready=False with reason Expired unless renew is true.',
+      ),
+    renewedGeneration: z
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        'metadata.generation of the spec for which renew granted the current window; renew grants at most ' +
+          'one window per generation.',
       ),
   })
   .describe('Observed state of the privilege.');
