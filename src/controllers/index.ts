@@ -8,12 +8,19 @@
  * the operator's small direct reconciler.
  */
 import type { DirectKindController } from '../operator/direct-kind.ts';
+import { additionalPrivilegeController } from './additional-privilege/index.ts';
 import { bootstrapController } from './bootstrap/index.ts';
 import { clusterConnectionController } from './cluster-connection/index.ts';
 import { connectionController } from './connection/index.ts';
 import type { KindController } from './kind-controller.ts';
+import { projectRoleController } from './project-role/index.ts';
+import { projectTemplateController } from './project-template/index.ts';
 
-export const kindControllers: readonly KindController[] = [];
+export const kindControllers: readonly KindController[] = [
+  additionalPrivilegeController,
+  projectTemplateController,
+  projectRoleController,
+];
 
 export const directKindControllers: readonly DirectKindController[] = [
   connectionController,
