@@ -59,7 +59,7 @@ export interface RunningOperator {
   stop(): Promise<void>;
 }
 
-const readyPollMs = 25;
+const readyPollMs = 100;
 
 function whenReady(manager: Manager, exited: Promise<unknown>, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
