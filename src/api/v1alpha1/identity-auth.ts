@@ -168,6 +168,14 @@ export const identityAuthStatus = z
     identityId: z.string().max(256).optional().describe('Id of the identity the method is attached to.'),
     method: z.enum(authMethods).optional().describe('Method currently attached by this resource.'),
     clientId: z.string().max(256).optional().describe('Universal-auth client id (not secret).'),
+    jwtKeysHash: z
+      .string()
+      .max(64)
+      .optional()
+      .describe(
+        'sha256 of the JWT publicKeys and jwksCaCert last sent. The service never returns them, so this is how ' +
+          'a change in the spec is noticed.',
+      ),
     credentials: z
       .object({
         secretName: objectName.optional().describe('Secret holding the current credential.'),
