@@ -10,16 +10,26 @@
 import type { DirectKindController } from '../operator/direct-kind.ts';
 import { additionalPrivilegeController } from './additional-privilege/index.ts';
 import { bootstrapController } from './bootstrap/index.ts';
+import { certificateAuthorityController } from './certificate-authority/index.ts';
 import { clusterConnectionController } from './cluster-connection/index.ts';
 import { connectionController } from './connection/index.ts';
+import { identityAuthController } from './identity-auth/index.ts';
+import { identityController } from './identity/index.ts';
+import { integrationController } from './integration/index.ts';
 import type { KindController } from './kind-controller.ts';
+import { projectController } from './project/index.ts';
 import { projectRoleController } from './project-role/index.ts';
 import { projectTemplateController } from './project-template/index.ts';
 
 export const kindControllers: readonly KindController[] = [
+  projectController,
+  identityController,
+  identityAuthController,
   additionalPrivilegeController,
   projectTemplateController,
   projectRoleController,
+  integrationController,
+  certificateAuthorityController,
 ];
 
 export const directKindControllers: readonly DirectKindController[] = [
