@@ -45,9 +45,8 @@ export function commonAncestor(paths: readonly string[]): string {
 function unique(scopes: readonly EventScope[]): EventScope[] {
   const seen = new Map<string, EventScope>();
   for (const scope of scopes) seen.set(`${scope.environment}\n${scope.secretPath}`, scope);
-  return [...seen.values()].sort(
-    (a, b) => a.environment.localeCompare(b.environment) || a.secretPath.localeCompare(b.secretPath),
-  );
+  // Code-unit order, the same in every locale (the key of the list must be stable).
+  return [...seen.entries()].sort(([a], [b]) => (a === b ? 0 : a < b ? -1 : 1)).map(([, scope]) => scope);
 }
 
 function byEnvironment(scopes: readonly EventScope[]): EventScope[] {

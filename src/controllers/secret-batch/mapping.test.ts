@@ -122,19 +122,22 @@ describe('fieldDifferences', () => {
     expect(fieldDifferences(desired, same)).toEqual([]);
   });
 
-  it.each([
+  const cases: [string, Partial<Secret>][] = [
     ['comment', { secretComment: 'other' }],
     ['skipMultilineEncoding', { skipMultilineEncoding: true }],
     ['reminder', { secretReminderRepeatDays: 7 }],
     ['reminder', { secretReminderNote: null }],
     ['metadata', { secretMetadata: [{ key: 'a', value: '1' }] }],
     ['tagIds', { tags: [{ id: 't1', slug: 'one' }] }],
-  ] as const)('reports %s', (field, change) => {
+  ];
+  it.each(cases)('reports %s', (field, change) => {
     expect(fieldDifferences(desired, { ...same, ...change })).toEqual([field]);
   });
 
   it('ignores fields the spec leaves unset', () => {
-    expect(fieldDifferences({ key: 'K', value: 'v' }, secret({ secretComment: 'set in the UI' }))).toEqual([]);
+    expect(fieldDifferences({ key: 'K', value: 'v' }, secret({ secretComment: 'set in the UI' }))).toEqual(
+      [],
+    );
   });
 });
 

@@ -37,6 +37,12 @@ export interface DesiredSecret {
   readonly tagIds?: readonly string[];
 }
 
+/** Orders by key in code-unit order (the same in every locale). */
+export function byKey(a: { readonly key: string }, b: { readonly key: string }): number {
+  if (a.key === b.key) return 0;
+  return a.key < b.key ? -1 : 1;
+}
+
 /** The service's value normalisation: trimmed, one trailing `\n` kept when there was one. */
 export function normalizeValue(value: string): string {
   const trimmed = value.trim();

@@ -67,7 +67,11 @@ describe('planBatch', () => {
 
   it('reports missing keys under failOnNotFound instead of creating them', () => {
     const plan = planBatch(
-      input({ desired: [d('A', 'a'), d('B', 'b')], current: listed({ A: ['x', 1] }), mode: 'failOnNotFound' }),
+      input({
+        desired: [d('A', 'a'), d('B', 'b')],
+        current: listed({ A: ['x', 1] }),
+        mode: 'failOnNotFound',
+      }),
     );
     expect(plan.missing).toEqual(['B']);
     expect(plan.writes).toEqual([{ secretKey: 'A', secretValue: 'a' }]);
@@ -76,11 +80,19 @@ describe('planBatch', () => {
 
   it('counts an owned key changed behind our back as drift, but not a change of the desired value', () => {
     const drift = planBatch(
-      input({ desired: [d('A', 'a')], current: listed({ A: ['tampered', 2] }), owned: owned({ A: ['a', 1] }) }),
+      input({
+        desired: [d('A', 'a')],
+        current: listed({ A: ['tampered', 2] }),
+        owned: owned({ A: ['a', 1] }),
+      }),
     );
     expect(drift.drifted).toEqual(['A']);
     const rotated = planBatch(
-      input({ desired: [d('A', 'rotated')], current: listed({ A: ['a', 1] }), owned: owned({ A: ['a', 1] }) }),
+      input({
+        desired: [d('A', 'rotated')],
+        current: listed({ A: ['a', 1] }),
+        owned: owned({ A: ['a', 1] }),
+      }),
     );
     expect(rotated.drifted).toEqual([]);
     expect(rotated.writes).toHaveLength(1);
@@ -125,7 +137,9 @@ describe('planBatch', () => {
     ]);
     const same = planBatch(input({ desired: [d('A', 'a')], current: hidden, owned: owned({ A: ['a', 2] }) }));
     expect(isEmptyPlan(same)).toBe(true);
-    const moved = planBatch(input({ desired: [d('A', 'a')], current: hidden, owned: owned({ A: ['a', 1] }) }));
+    const moved = planBatch(
+      input({ desired: [d('A', 'a')], current: hidden, owned: owned({ A: ['a', 1] }) }),
+    );
     expect(moved.writes).toHaveLength(1);
   });
 
@@ -140,7 +154,10 @@ describe('planBatch', () => {
 
 describe('ownedAfter', () => {
   it('records versions from the write answer or the listing, and hashes, never values', () => {
-    const plan = input({ desired: [d('A', 'a'), d('B', 'b'), d('C', 'c')], current: listed({ A: ['a', 5] }) });
+    const plan = input({
+      desired: [d('A', 'a'), d('B', 'b'), d('C', 'c')],
+      current: listed({ A: ['a', 5] }),
+    });
     const written: Secret[] = [{ id: 'b', secretKey: 'B', secretValue: 'b', version: 1 }];
     const result = ownedAfter(plan, written);
     expect(result).toEqual([

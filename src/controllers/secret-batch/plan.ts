@@ -14,6 +14,7 @@
 import type { Secret } from '../../client/index.ts';
 import {
   batchItem,
+  byKey,
   fieldDifferences,
   normalizeValue,
   valueHash,
@@ -122,7 +123,7 @@ function planKey(input: PlanInput, desired: DesiredSecret, out: Builder): void {
 /** The plan; see the module comment. */
 export function planBatch(input: PlanInput): Plan {
   const out: Builder = { writes: [], missing: [], drifted: [], changes: [], renamedFrom: new Set() };
-  const desired = [...input.desired].sort((a, b) => a.key.localeCompare(b.key));
+  const desired = [...input.desired].sort(byKey);
   for (const item of desired) planKey(input, item, out);
   const wanted = new Set(desired.map((d) => d.key));
   const deletes = input.prune
@@ -162,7 +163,7 @@ export function ownedAfter(input: PlanInput, written: readonly Secret[]): OwnedK
       hash: valueHash(input.salt, desired.key, value),
     });
   }
-  return owned.sort((a, b) => a.key.localeCompare(b.key));
+  return owned.sort(byKey);
 }
 
 /** `changes` as one line for events: the first few, then a count. */

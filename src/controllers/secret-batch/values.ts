@@ -8,7 +8,7 @@
 import type { SecretBatchSpec } from '../../api/v1alpha1/index.ts';
 import { TerminalError, WaitingError } from '../../runtime/errors.ts';
 import type { NamedRef, SecretSource } from '../kind-controller.ts';
-import type { DesiredSecret } from './mapping.ts';
+import { byKey, type DesiredSecret } from './mapping.ts';
 
 /** Requeue while a referenced Secret or key is missing (its creation re-triggers at once anyway). */
 export const MISSING_SECRET_REQUEUE_MS = 60_000;
@@ -125,5 +125,5 @@ export async function readDesired(
       `cannot push ${desired.length} keys: one SecretBatch holds at most ${MAX_KEYS}; split it`,
     );
   }
-  return desired.sort((a, b) => a.key.localeCompare(b.key));
+  return desired.sort(byKey);
 }
