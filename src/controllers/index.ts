@@ -20,6 +20,7 @@ import type { KindController } from './kind-controller.ts';
 import { projectController } from './project/index.ts';
 import { projectRoleController } from './project-role/index.ts';
 import { projectTemplateController } from './project-template/index.ts';
+import { secretBatchController } from './secret-batch/index.ts';
 
 export const kindControllers: readonly KindController[] = [
   projectController,
@@ -28,6 +29,7 @@ export const kindControllers: readonly KindController[] = [
   additionalPrivilegeController,
   projectTemplateController,
   projectRoleController,
+  secretBatchController,
   integrationController,
   certificateAuthorityController,
 ];
