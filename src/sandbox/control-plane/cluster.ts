@@ -12,13 +12,13 @@ import {
   CustomObjectsApi,
   KubeConfig,
   KubernetesObjectApi,
-  loadAllYaml,
   loadYaml,
   PatchStrategy,
   type KubernetesObject,
   type User,
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
 import { waitFor } from '../wait-for.ts';
 import { issueClientCertificate } from './certs.ts';
 
@@ -56,9 +56,12 @@ export function toClientModel<T extends KubernetesObject>(wire: T): T {
   return loadYaml<T>(JSON.stringify(wire));
 }
 
+/** The CRD documents of a YAML file, or the object itself; both in wire format. */
 function loadCrds(source: string | KubernetesObject): KubernetesObject[] {
-  const docs =
-    typeof source === 'string' ? loadAllYaml(readFileSync(source, 'utf8')) : [toClientModel(source)];
+  const docs: unknown[] =
+    typeof source === 'string'
+      ? parseAllDocuments(readFileSync(source, 'utf8')).map((doc) => doc.toJS() as unknown)
+      : [source];
   return (docs as Array<KubernetesObject | null>).filter(
     (doc): doc is KubernetesObject => doc?.kind === 'CustomResourceDefinition',
   );
@@ -66,6 +69,85 @@ function loadCrds(source: string | KubernetesObject): KubernetesObject[] {
 
 function isEstablished(crd: V1CustomResourceDefinition): boolean {
   return (crd.status?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True');
+}
+
+/**
+ * Server-side applies `objects` (wire format, as in YAML: converted with {@link toClientModel}
+ * first, so CRD schema keys such as `x-kubernetes-validations`, `default` or `enum` survive) as
+ * `fieldManager`, forcing conflicts, in order. `resourceVersion` and `managedFields` are dropped.
+ * Returns the objects as stored.
+ */
+export async function applyObjects(
+  kc: KubeConfig,
+  objects: readonly KubernetesObject[],
+  fieldManager: string,
+): Promise<KubernetesObject[]> {
+  const api = KubernetesObjectApi.makeApiClient(kc);
+  const stored: KubernetesObject[] = [];
+  for (const object of objects) {
+    const { resourceVersion: _rv, managedFields: _mf, ...metadata } = object.metadata ?? {};
+    const body = toClientModel({ ...object, metadata });
+    const kind = `${object.kind ?? '?'} ${metadata.name ?? '?'}`;
+    try {
+      stored.push(
+        await api.patch(body, undefined, undefined, fieldManager, true, PatchStrategy.ServerSideApply),
+      );
+    } catch (error) {
+      throw new Error(`cannot apply ${kind}: ${kubeMessage(error)}`, { cause: error });
+    }
+  }
+  return stored;
+}
+
+/** The message of a Kubernetes API error (its Status body), else the error's own message. */
+export function kubeMessage(error: unknown): string {
+  const body = (error as { body?: unknown } | null)?.body;
+  try {
+    const parsed: unknown = typeof body === 'string' ? JSON.parse(body) : body;
+    const message = (parsed as { message?: unknown } | null)?.message;
+    if (typeof message === 'string') return message;
+  } catch {
+    // Not JSON: fall back to the error's message.
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Server-side applies CustomResourceDefinitions (wire format) and resolves once each is
+ * `Established` and its served versions answer a list.
+ */
+export async function installCrds(
+  kc: KubeConfig,
+  crds: readonly KubernetesObject[],
+  fieldManager: string,
+): Promise<V1CustomResourceDefinition[]> {
+  if (crds.length === 0) throw new Error('cannot install CRDs: no CustomResourceDefinition given');
+  await applyObjects(kc, crds, fieldManager);
+  const extensions = kc.makeApiClient(ApiextensionsV1Api);
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  return Promise.all(
+    crds.map(async (crd) => {
+      const name = crd.metadata?.name ?? '';
+      const ready = await waitFor(
+        async () => {
+          const current = await extensions.readCustomResourceDefinition({ name });
+          return isEstablished(current) ? current : undefined;
+        },
+        { timeoutMs: 30_000, message: `CRD ${name} to be Established` },
+      );
+      const { group, names } = ready.spec;
+      for (const version of ready.spec.versions.filter((v) => v.served)) {
+        await waitFor(
+          () => custom.listClusterCustomObject({ group, version: version.name, plural: names.plural }),
+          {
+            timeoutMs: 30_000,
+            message: `${names.plural}.${group}/${version.name} to be served`,
+          },
+        );
+      }
+      return ready;
+    }),
+  );
 }
 
 /** A handle on a running control plane, usable from any process that has its {@link ControlPlaneInfo}. */
@@ -109,46 +191,11 @@ export class KubeCluster {
 
   /**
    * Server-side applies the CustomResourceDefinitions (wire-format objects, or paths of YAML
-   * files whose CRD documents are used) and resolves once each is `Established` and its resources answer a
-   * list, so custom resources can be created right away.
+   * files whose CRD documents are used) and resolves once each is `Established` and its resources
+   * answer a list, so custom resources can be created right away (see {@link installCrds}).
    */
-  async installCRDs(
-    sources: ReadonlyArray<string | KubernetesObject>,
-  ): Promise<V1CustomResourceDefinition[]> {
-    const crds = sources.flatMap(loadCrds);
-    if (crds.length === 0) throw new Error('cannot install CRDs: no CustomResourceDefinition given');
-    const kc = this.kubeConfig();
-    const objects = KubernetesObjectApi.makeApiClient(kc);
-    for (const crd of crds) {
-      const { resourceVersion: _rv, ...metadata } = crd.metadata ?? {};
-      const body = { ...crd, metadata } as KubernetesObject;
-      await objects.patch(body, undefined, undefined, this.fieldManager, true, PatchStrategy.ServerSideApply);
-    }
-    const extensions = kc.makeApiClient(ApiextensionsV1Api);
-    const custom = kc.makeApiClient(CustomObjectsApi);
-    return Promise.all(
-      crds.map(async (crd) => {
-        const name = crd.metadata?.name ?? '';
-        const ready = await waitFor(
-          async () => {
-            const current = await extensions.readCustomResourceDefinition({ name });
-            return isEstablished(current) ? current : undefined;
-          },
-          { timeoutMs: 30_000, message: `CRD ${name} to be Established` },
-        );
-        const { group, names } = ready.spec;
-        for (const version of ready.spec.versions.filter((v) => v.served)) {
-          await waitFor(
-            () => custom.listClusterCustomObject({ group, version: version.name, plural: names.plural }),
-            {
-              timeoutMs: 30_000,
-              message: `${names.plural}.${group}/${version.name} to be served`,
-            },
-          );
-        }
-        return ready;
-      }),
-    );
+  installCRDs(sources: ReadonlyArray<string | KubernetesObject>): Promise<V1CustomResourceDefinition[]> {
+    return installCrds(this.kubeConfig(), sources.flatMap(loadCrds), this.fieldManager);
   }
 
   /** Creates a namespace (default: a random `test-xxxxxxxx` name) and returns its name. */

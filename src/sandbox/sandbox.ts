@@ -1,0 +1,135 @@
+/**
+ * A running sandbox (see `start.ts`): its cluster, devserver, operator and samples.
+ * `waitUntilReady` polls the resources' conditions; `stop` undoes everything `startSandbox`
+ * started (operator, devserver, control plane processes, temporary directories), in reverse.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import type { DevServer } from '../devserver/server.ts';
+import type { RunningOperator } from '../operator/start.ts';
+import { saveBootstrapOutput } from './bootstrap-output.ts';
+import type { SandboxCluster } from './cluster-source.ts';
+import type { SamplePlan } from './samples.ts';
+import { allReady, readStates, type ResourceState } from './status.ts';
+
+/** Options of {@link Sandbox.waitUntilReady}. */
+export interface WaitOptions {
+  readonly timeoutMs: number;
+  /** Pause between polls (default 250 ms). */
+  readonly intervalMs?: number;
+  /** Called with every poll's states (to draw them). */
+  readonly onStates?: (states: readonly ResourceState[]) => void;
+  readonly signal?: AbortSignal;
+}
+
+/** How long each start-up phase took, in order. */
+export type Phases = Array<{ readonly name: string; readonly ms: number }>;
+
+/** Something to undo at stop. */
+export type Cleanup = () => Promise<void> | void;
+
+/** A running sandbox; see the module comment. */
+export class Sandbox {
+  readonly cluster: SandboxCluster;
+  readonly namespace: string;
+  readonly devserver: DevServer;
+  readonly operator: RunningOperator;
+  readonly plan: SamplePlan;
+  /** Kinds the operator reconciles; resources of other kinds show as waiting. */
+  readonly registeredKinds: ReadonlySet<string>;
+  /** Resources that cannot get Ready in this build (see `blocked.ts`), by `resourceKey`. */
+  readonly blocked: ReadonlySet<string>;
+  readonly operatorLogPath: string;
+  readonly dataDir: string | undefined;
+  readonly phases: Phases;
+  readonly startedAt: number;
+  readonly #custom: CustomObjectsApi;
+  readonly #cleanups: Cleanup[];
+  #stopped: Promise<void> | undefined;
+
+  /** Use {@link startSandbox}. */
+  constructor(parts: {
+    cluster: SandboxCluster;
+    namespace: string;
+    devserver: DevServer;
+    operator: RunningOperator;
+    plan: SamplePlan;
+    registeredKinds: ReadonlySet<string>;
+    blocked: ReadonlySet<string>;
+    operatorLogPath: string;
+    dataDir: string | undefined;
+    phases: Phases;
+    startedAt: number;
+    cleanups: Cleanup[];
+  }) {
+    this.cluster = parts.cluster;
+    this.namespace = parts.namespace;
+    this.devserver = parts.devserver;
+    this.operator = parts.operator;
+    this.plan = parts.plan;
+    this.registeredKinds = parts.registeredKinds;
+    this.blocked = parts.blocked;
+    this.operatorLogPath = parts.operatorLogPath;
+    this.dataDir = parts.dataDir;
+    this.phases = parts.phases;
+    this.startedAt = parts.startedAt;
+    this.#custom = parts.cluster.kubeConfig().makeApiClient(CustomObjectsApi);
+    this.#cleanups = parts.cleanups;
+  }
+
+  /** The current state of every resource the sandbox waits for. */
+  states(): Promise<ResourceState[]> {
+    return readStates(this.#custom, this.plan.resources, this.registeredKinds, this.blocked);
+  }
+
+  /**
+   * Polls until every resource that can get Ready in this build is Ready (`ready: true`) or `timeoutMs`
+   * passes (`ready: false`); returns the last states. With a `dataDir`, a Ready run saves the
+   * Bootstrap's output there for the next run.
+   */
+  async waitUntilReady(options: WaitOptions): Promise<{ ready: boolean; states: ResourceState[] }> {
+    const deadline = Date.now() + options.timeoutMs;
+    for (;;) {
+      let states: ResourceState[] | undefined;
+      try {
+        states = await this.states();
+        options.onStates?.(states);
+      } catch {
+        // A failed poll (API server busy) is retried; the deadline still applies.
+      }
+      if (states && allReady(states)) {
+        await this.#saveOutput();
+        return { ready: true, states };
+      }
+      if (Date.now() >= deadline || options.signal?.aborted)
+        return { ready: false, states: states ?? (await this.states()) };
+      await sleep(options.intervalMs ?? 250);
+    }
+  }
+
+  async #saveOutput(): Promise<void> {
+    const name = this.plan.bootstrapObject.spec?.['outputSecretName'];
+    if (!this.dataDir || typeof name !== 'string') return;
+    const core = this.cluster.kubeConfig().makeApiClient(CoreV1Api);
+    await saveBootstrapOutput(core, { namespace: this.namespace, name }, this.dataDir);
+  }
+
+  /** Stops everything the sandbox started, in reverse order. Safe to call twice. */
+  stop(): Promise<void> {
+    this.#stopped ??= runCleanups(this.#cleanups);
+    return this.#stopped;
+  }
+}
+
+/** Runs `cleanups` last-first, each even when an earlier one failed; empties the list. */
+export async function runCleanups(cleanups: Cleanup[]): Promise<void> {
+  const errors: unknown[] = [];
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    try {
+      await cleanup();
+    } catch (error) {
+      errors.push(error);
+    }
+  }
+  if (errors.length > 0) throw new AggregateError(errors, 'cannot stop the sandbox cleanly');
+}

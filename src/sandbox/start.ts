@@ -1,0 +1,186 @@
+/**
+ * `startSandbox`: everything `coffer sandbox` runs, in-process and without the terminal parts, so
+ * tests drive it the same way. In order: a cluster (a local control plane, or `kubeconfig`), the
+ * CRDs and a devserver (in parallel), the namespace, the Bootstrap with its password Secret, the
+ * operator, then the samples. Whatever was started is stopped again when a later step fails.
+ */
+import type { StdioOptions } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, type KubernetesObject } from '@kubernetes/client-node';
+import { buildAllCrds } from '../api/crd/build.ts';
+import { directKindControllers, kindControllers } from '../controllers/index.ts';
+import { startDevServer } from '../devserver/server.ts';
+import { startOperator, type StartOperatorOptions } from '../operator/start.ts';
+import { createLogger } from '../runtime/logger.ts';
+import { restoreBootstrapOutput } from './bootstrap-output.ts';
+import { existingCluster, localCluster, type SandboxCluster } from './cluster-source.ts';
+import { applyObjects, installCrds, statusCodeOf } from './control-plane/cluster.ts';
+import { blockedResources } from './blocked.ts';
+import { planSamples, type SamplePlan } from './samples.ts';
+import { runCleanups, Sandbox, type Cleanup, type Phases } from './sandbox.ts';
+
+/** Field manager of everything the sandbox applies. */
+export const SANDBOX_FIELD_MANAGER = 'coffer-sandbox';
+
+/** Options of {@link startSandbox}; all optional. */
+export interface SandboxOptions {
+  /** Use this cluster instead of starting a local control plane. */
+  readonly kubeconfig?: string;
+  /** Keep the devserver's state (and the operator log) here across runs; default: a temp dir. */
+  readonly dataDir?: string;
+  /** Namespace of the samples (default `default`; created when missing). */
+  readonly namespace?: string;
+  /** Directory of the samples (default the repository's `config/samples/`). */
+  readonly samplesDir?: string;
+  /** Progress lines (default: nowhere). */
+  readonly log?: (line: string) => void;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Where a first-run binary build prints (default inherited). */
+  readonly installStdio?: StdioOptions;
+  /** Operator log level (default `info`); the log goes to `Sandbox.operatorLogPath`. */
+  readonly operatorLogLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** Overrides of the in-process operator's options (tests). */
+  readonly operator?: Partial<StartOperatorOptions>;
+}
+
+async function timed<T>(phases: Phases, name: string, step: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  const result = await step();
+  phases.push({ name, ms: Date.now() - started });
+  return result;
+}
+
+async function ensureNamespace(core: CoreV1Api, name: string): Promise<void> {
+  try {
+    await core.readNamespace({ name });
+  } catch (error) {
+    if (statusCodeOf(error) !== 404) throw error;
+    await core.createNamespace({ body: { metadata: { name } } });
+  }
+}
+
+function workDirectory(options: SandboxOptions, cleanups: Cleanup[]): string {
+  if (options.dataDir) {
+    mkdirSync(options.dataDir, { recursive: true });
+    return options.dataDir;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'coffer-sandbox-data-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function openLog(path: string, cleanups: Cleanup[]): WriteStream {
+  const stream = createWriteStream(path, { flags: 'a', mode: 0o600 });
+  cleanups.push(() => new Promise<void>((resolve) => stream.end(resolve)));
+  return stream;
+}
+
+async function obtainCluster(options: SandboxOptions, log: (line: string) => void): Promise<SandboxCluster> {
+  if (options.kubeconfig) return existingCluster(options.kubeconfig, options.env);
+  return localCluster({ log, env: options.env, installStdio: options.installStdio });
+}
+
+/** The kinds the operator runs, and the sample resources that cannot get Ready without others. */
+function whatCanGetReady(options: SandboxOptions, plan: SamplePlan) {
+  const managed = options.operator?.kinds ?? kindControllers;
+  const direct = options.operator?.directKinds ?? directKindControllers;
+  const registeredKinds = new Set([...managed, ...direct].map((controller) => controller.definition.kind));
+  const blocked = blockedResources([...plan.bootstrap, ...plan.samples], registeredKinds, managed);
+  return { registeredKinds, blocked };
+}
+
+/** Applies the Bootstrap; with a reused data dir, restores its output Secret first-hand. */
+async function applyBootstrap(
+  cluster: SandboxCluster,
+  objects: readonly KubernetesObject[],
+  restoreFrom: string | undefined,
+): Promise<boolean> {
+  const kc = cluster.kubeConfig();
+  const stored = await applyObjects(kc, objects, SANDBOX_FIELD_MANAGER);
+  const bootstrap = stored.find((obj) => obj.kind === 'Bootstrap');
+  const output = (bootstrap as { spec?: { outputSecretName?: unknown } } | undefined)?.spec?.outputSecretName;
+  if (!restoreFrom || !bootstrap || typeof output !== 'string') return false;
+  const core = kc.makeApiClient(CoreV1Api);
+  try {
+    return await restoreBootstrapOutput(core, bootstrap, output, restoreFrom);
+  } catch (error) {
+    // Already there (an existing cluster keeps it between runs): the Bootstrap uses it.
+    if (statusCodeOf(error) === 409) return false;
+    throw error;
+  }
+}
+
+async function startInOrder(options: SandboxOptions, cleanups: Cleanup[], phases: Phases): Promise<Sandbox> {
+  const startedAt = Date.now();
+  const log = options.log ?? (() => undefined);
+  const namespace = options.namespace ?? 'default';
+  const dir = workDirectory(options, cleanups);
+  const dataFile = join(dir, 'devserver.json');
+  const reused = options.dataDir !== undefined && existsSync(dataFile);
+
+  const cluster = await timed(phases, 'control plane', () => obtainCluster(options, log));
+  cleanups.push(() => cluster.stop());
+  const kc = cluster.kubeConfig();
+  const [devserver] = await timed(phases, 'CRDs and devserver', () =>
+    Promise.all([
+      startDevServer({ port: 0, dataFile }),
+      installCrds(kc, buildAllCrds(), SANDBOX_FIELD_MANAGER),
+      ensureNamespace(kc.makeApiClient(CoreV1Api), namespace),
+    ]),
+  );
+  cleanups.push(() => devserver.close());
+  log(`devserver listening on ${devserver.url}${reused ? ` (state reused from ${dataFile})` : ''}`);
+
+  const plan = planSamples(namespace, devserver.url, options.samplesDir);
+  await timed(phases, 'bootstrap', () => applyBootstrap(cluster, plan.bootstrap, reused ? dir : undefined));
+
+  const operatorLogPath = join(dir, 'operator.log');
+  const stream = openLog(operatorLogPath, cleanups);
+  const operator = await timed(phases, 'operator', async () => {
+    const running = await startOperator({
+      kubeConfig: kc,
+      log: createLogger({ level: options.operatorLogLevel ?? 'info', name: 'coffer', destination: stream }),
+      // A cluster the sandbox did not start: read only its namespace.
+      namespaces: cluster.local ? [] : [namespace],
+      // Dependencies get Ready within a second here; the production default (10 s) would dominate.
+      waitRequeueMs: 1_000,
+      clientCloseDelayMs: 1_000,
+      gracefulShutdownTimeoutMs: 5_000,
+      ...options.operator,
+    });
+    cleanups.push(() => running.stop());
+    await running.ready;
+    return running;
+  });
+  log(`operator running (log: ${operatorLogPath})`);
+  await timed(phases, 'samples', () => applyObjects(kc, plan.samples, SANDBOX_FIELD_MANAGER));
+  return new Sandbox({
+    cluster,
+    namespace,
+    devserver,
+    operator,
+    plan,
+    ...whatCanGetReady(options, plan),
+    operatorLogPath,
+    dataDir: options.dataDir,
+    phases,
+    startedAt,
+    cleanups,
+  });
+}
+
+/**
+ * Starts the sandbox (see the module comment). On failure, everything started so far is stopped
+ * before the error is rethrown.
+ */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const cleanups: Cleanup[] = [];
+  try {
+    return await startInOrder(options, cleanups, []);
+  } catch (error) {
+    await runCleanups(cleanups).catch(() => undefined);
+    throw error;
+  }
+}
