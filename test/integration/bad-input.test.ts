@@ -9,10 +9,6 @@ import { CustomObjectsApi } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findKind, group, version } from '../../src/api/v1alpha1/index.ts';
-import { kindControllers } from '../../src/controllers/index.ts';
-import type { KindController } from '../../src/controllers/kind-controller.ts';
-import { projectController } from '../../src/controllers/project/index.ts';
-import { projectRoleController } from '../../src/controllers/project-role/index.ts';
 import { startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
 import { sampleSpec } from '../unit/crds-cases.ts';
 
@@ -85,14 +81,6 @@ const allRefused: Refused[] = [
 let h: OperatorHarness;
 let custom: CustomObjectsApi;
 
-/** The managed kinds the operator runs: the registry plus those whose controllers exist already. */
-function managedKinds(): KindController[] {
-  const byKind = new Map<string, KindController>();
-  for (const k of [...kindControllers, projectController, projectRoleController] as KindController[])
-    if (!byKind.has(k.definition.kind)) byKind.set(k.definition.kind, k);
-  return [...byKind.values()];
-}
-
 /** Creates the object as raw JSON (strict field validation on request); resolves the API error message. */
 async function createRaw(kind: string, name: string, spec: Spec, strict = false): Promise<void> {
   const definition = findKind(kind);
@@ -128,7 +116,7 @@ async function refusal(write: Promise<unknown>): Promise<string> {
 }
 
 beforeAll(async () => {
-  h = await startOperatorHarness({ operator: { kinds: managedKinds() }, logLevel: 'info' });
+  h = await startOperatorHarness({ logLevel: 'info' });
   custom = h.kubeConfig.makeApiClient(CustomObjectsApi);
   await h.create('Project', 'alongside', { ...sampleSpec('Project'), slug: `alongside-${suffix}` });
 });
