@@ -172,7 +172,9 @@ export const secretBatchStatus = z
       .object({
         state: z
           .enum(['Active', 'Connecting', 'Unavailable'])
-          .describe('Active: changes in the service arrive within seconds; otherwise the poll interval applies.'),
+          .describe(
+            'Active: changes in the service arrive within seconds; otherwise the poll interval applies.',
+          ),
         reason: z.string().max(64).optional().describe('Why the subscription is not Active (CamelCase).'),
         message: z.string().max(1024).optional().describe('Details, e.g. the service answer.'),
       })
