@@ -49,7 +49,12 @@ export default tseslint.config(
         'error',
         {
           paths: [{ name: '@kubernetes/client-node', message: 'src/client must not depend on Kubernetes.' }],
-          patterns: [{ group: ['**/runtime/**', '**/managed/**', '**/controllers/**'], message: 'src/client must not depend on Kubernetes code.' }],
+          patterns: [
+            {
+              group: ['**/runtime/**', '**/managed/**', '**/controllers/**'],
+              message: 'src/client must not depend on Kubernetes code.',
+            },
+          ],
         },
       ],
     },
