@@ -48,7 +48,7 @@ async function byName(
   signal: AbortSignal,
 ): Promise<IdentityDetails[]> {
   const all = await client.identities.list(organizationOf(connection), { signal });
-  return all.filter((identity) => identity.name === obj.spec.name);
+  return all.filter((identity) => identity.name === obj.spec.name.trim());
 }
 
 async function find(

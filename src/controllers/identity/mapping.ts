@@ -37,7 +37,8 @@ function metadataKey(metadata: Metadata): string {
  */
 export function updateRequest(spec: IdentitySpec, identity: IdentityDetails): UpdateIdentityInput {
   const input: UpdateIdentityInput = {};
-  if (identity.name !== spec.name) input.name = spec.name;
+  // The service trims names: compare trimmed so a padded name is no endless drift.
+  if (identity.name !== spec.name.trim()) input.name = spec.name;
   if (identity.role !== spec.role) input.role = spec.role;
   if (identity.hasDeleteProtection !== spec.hasDeleteProtection)
     input.hasDeleteProtection = spec.hasDeleteProtection;

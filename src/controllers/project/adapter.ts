@@ -71,7 +71,7 @@ function observation(spec: ProjectSpec, project: Project): Observation<ProjectSt
 /** True when every listed environment is in the recorded status with its name. */
 function environmentsRecorded(spec: ProjectSpec, status: ProjectStatusFields | undefined): boolean {
   const recorded = new Map((status?.environments ?? []).map((env) => [env.slug, env.name]));
-  return (spec.environments ?? []).every((env) => recorded.get(env.slug) === env.name);
+  return (spec.environments ?? []).every((env) => recorded.get(env.slug) === env.name.trim());
 }
 
 function projectClient(client: ServiceClient): ExternalClient<ProjectSpec, ProjectRefs, ProjectStatusFields> {

@@ -51,6 +51,7 @@ describe('updateRequest', () => {
   it.each([
     { reason: 'in sync', spec: {}, project: {}, want: {} },
     { reason: 'renamed in the service', spec: {}, project: { name: 'Other' }, want: { name: 'Shop' } },
+    { reason: 'a padded name the service trimmed', spec: { name: ' Shop ' }, project: {}, want: {} },
     {
       reason: 'slug changed in the service',
       spec: {},

@@ -58,7 +58,8 @@ export function createRequest(spec: ProjectSpec, template: string | undefined): 
  */
 export function updateRequest(spec: ProjectSpec, project: Project): UpdateProjectInput {
   const input: UpdateProjectInput = {};
-  if (project.name !== spec.name) input.name = spec.name;
+  // The service trims names: compare trimmed so a padded name is no endless drift.
+  if (project.name !== spec.name.trim()) input.name = spec.name;
   // The slug is the natural key: a slug changed in the service is changed back.
   if (project.slug !== spec.slug) input.slug = spec.slug;
   if (spec.description !== undefined && (project.description ?? '') !== spec.description)
@@ -113,7 +114,7 @@ export function environmentPlan(
       const current = bySlug.get(env.slug);
       if (!current) return [];
       const input: UpdateEnvironmentInput = {};
-      if (current.name !== env.name) input.name = env.name;
+      if (current.name !== env.name.trim()) input.name = env.name;
       if (env.position !== undefined && current.position !== effectivePosition(env.position, finalCount))
         input.position = env.position;
       return Object.keys(input).length > 0 ? [{ id: current.id, slug: env.slug, input }] : [];
