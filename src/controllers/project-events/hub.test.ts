@@ -158,6 +158,21 @@ describe('ProjectEventHub (fake events API)', () => {
     expect(hub.streamCount).toBe(0);
   });
 
+  it('stops its streams when the background stops and resumes them on a later start', async () => {
+    const events = new FakeEvents();
+    const client = { events } as unknown as ServiceClient;
+    const { hub, stop } = rig(client);
+    hub.register(resource('a'), interest(client, 'p1', 'dev:/'));
+    hub.start(stop.signal);
+    await waitFor(() => events.open === 1, { timeoutMs: 2000 });
+    stop.abort();
+    await waitFor(() => events.open === 0, { timeoutMs: 2000 });
+    const again = new AbortController();
+    stops.push(again);
+    hub.start(again.signal);
+    await waitFor(() => events.open === 1 && events.subscribed.length === 2, { timeoutMs: 2000 });
+  });
+
   it('forgets resources that disappeared from the cache', async () => {
     const events = new FakeEvents();
     const client = { events } as unknown as ServiceClient;

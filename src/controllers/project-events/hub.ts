@@ -57,6 +57,7 @@ interface Member {
   readonly uid: string | undefined;
   readonly obj: ManagedObject<unknown>;
   readonly streamKey: string;
+  readonly projectId: string;
   readonly environment: string;
   readonly secretPath: string;
   readonly keys: ReadonlySet<string>;
@@ -90,6 +91,7 @@ export class ProjectEventHub {
       uid: obj.metadata.uid,
       obj,
       streamKey,
+      projectId: interest.projectId,
       environment: interest.environment,
       secretPath: interest.secretPath,
       keys: new Set(interest.keys),
@@ -118,10 +120,11 @@ export class ProjectEventHub {
     return this.streams.size;
   }
 
-  /** Opens the streams; they and the prune timer stop when `signal` aborts. */
+  /** Opens the streams; they and the prune timer stop when `signal` aborts (a later start resumes). */
   start(signal: AbortSignal): void {
-    if (this.signal) return;
+    if (this.signal && !this.signal.aborted) return;
     this.signal = signal;
+    for (const member of this.members.values()) this.ensureStream(member.streamKey, member.projectId);
     for (const stream of this.streams.values()) stream.start(signal);
     const timer = setInterval(() => void this.prune(), this.timing.pruneIntervalMs);
     timer.unref();
