@@ -22,7 +22,7 @@ import { TerminalError } from '../../runtime/errors.ts';
 import { ANNOTATION_EXTERNAL_ID } from '../../runtime/object-meta.ts';
 import type { OperatorServices } from '../kind-controller.ts';
 import { applyCredentials, removeUnusedAuth } from './auth-records.ts';
-import { createIntegration } from './create.ts';
+import { createIntegration, standingRefusal } from './create.ts';
 import { credentialsHash } from './credentials.ts';
 import {
   matchesNaturalKey,
@@ -57,6 +57,8 @@ async function byNaturalKey(client: ServiceClient, obj: Obj, projectId: string, 
 
 async function find(client: ServiceClient, obj: Obj, ctx: ExternalContext<IntegrationRefs>) {
   if (ctx.externalId) return getById(client, ctx.externalId, ctx.signal);
+  const refused = standingRefusal(obj);
+  if (refused) throw refused;
   const matches = await byNaturalKey(client, obj, resolved(ctx.references).projectId, ctx.signal);
   if (matches.length > 1) {
     throw new TerminalError(

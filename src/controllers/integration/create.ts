@@ -4,12 +4,22 @@
  * reported as `IntegrationsDeprecated`, terminal (no retry until the resource changes), and a
  * credentials record the attempt created is removed again. A service client without the create
  * call gets the same answer without asking the service.
+ *
+ * The refusal stands for the generation it was reported for (`standingRefusal`): the create's own
+ * annotation writes (create-pending set and cleared) trigger another reconcile, which must not ask
+ * the service again. A new generation or a `coffer.dev/reconcile-requested-at` request retries.
  */
 import type { IntegrationSpec } from '../../api/v1alpha1/index.ts';
+import type { ManagedObject } from '../../managed/external-client.ts';
+import { CONDITION_SYNCED, getCondition } from '../../runtime/conditions.ts';
 import type { CallOptions, Integration, IntegrationsApi, ServiceClient } from '../../client/index.ts';
 import { describeError, serviceStatus } from '../../managed/service-errors.ts';
 import { TerminalError } from '../../runtime/errors.ts';
-import { ANNOTATION_EXTERNAL_ID } from '../../runtime/object-meta.ts';
+import {
+  ANNOTATION_EXTERNAL_ID,
+  ANNOTATION_RECONCILE_REQUESTED_AT,
+  getAnnotation,
+} from '../../runtime/object-meta.ts';
 import { deleteAuthRecord, storeCredentials } from './auth-records.ts';
 import type { Credentials } from './credentials.ts';
 import { createRequest, type CreateIntegrationInput } from './mapping.ts';
@@ -61,4 +71,17 @@ export async function createIntegration(
       { cause: error },
     );
   }
+}
+
+/**
+ * The refusal recorded in `Synced` for the current generation, unless a reconcile was requested
+ * since: then the create is not attempted again.
+ */
+export function standingRefusal(obj: ManagedObject<IntegrationSpec>): TerminalError | undefined {
+  const synced = getCondition(obj.status?.conditions, CONDITION_SYNCED);
+  if (synced?.status !== 'False' || synced.reason !== INTEGRATIONS_DEPRECATED) return undefined;
+  if (synced.observedGeneration !== obj.metadata.generation) return undefined;
+  const requested = getAnnotation(obj, ANNOTATION_RECONCILE_REQUESTED_AT);
+  if (requested !== undefined && requested !== obj.status?.lastHandledReconcileAt) return undefined;
+  return new TerminalError(INTEGRATIONS_DEPRECATED, synced.message);
 }

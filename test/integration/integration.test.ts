@@ -1,0 +1,264 @@
+// Integration against the real control plane and a devserver (with its admin route, which seeds
+// native integrations: the service no longer creates them). The create is refused with 403 and
+// reported once, without a retry loop; existing integrations are adopted (annotation or natural
+// key), updated, drift corrected by the poll, credentials rotated from a Secret, deleted with each
+// policy; invalid input refused; no credential value in logs, events or status.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Integration } from '../../src/client/index.ts';
+import { integrationController } from '../../src/controllers/integration/index.ts';
+import { seedIntegration, withIntegrationCreate } from '../../src/controllers/integration/testing.ts';
+import type { KindController } from '../../src/controllers/kind-controller.ts';
+import { projectController } from '../../src/controllers/project/index.ts';
+import { ANNOTATION_EXTERNAL_ID } from '../../src/runtime/object-meta.ts';
+import { statusCodeOf, waitFor } from '../support/kube.ts';
+import { HARNESS_CONNECTION, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
+
+let h: OperatorHarness;
+let projectId = '';
+const project = 'shop';
+const suffix = randomBytes(3).toString('hex');
+const accessToken = `aws-secret-${randomBytes(8).toString('hex')}`;
+const rotatedToken = `aws-rotated-${randomBytes(8).toString('hex')}`;
+
+/**
+ * The Integration controller with the integration create call (`POST /api/v1/integration`),
+ * which the shared service client lacks, so the service's own 403 is what the resource reports.
+ */
+const creatingController: KindController = {
+  ...integrationController,
+  createAdapter: (services) =>
+    integrationController.createAdapter({
+      ...services,
+      connectionFor: async (obj) => {
+        const connection = await services.connectionFor(obj);
+        return { ...connection, client: withIntegrationCreate(connection.client, h.admin.token) };
+      },
+    }),
+};
+
+beforeAll(async () => {
+  h = await startOperatorHarness({
+    devserver: { enableAdmin: true },
+    operator: { kinds: [projectController, creatingController] },
+  });
+  await h.create('Project', project, {
+    connectionRef: { name: HARNESS_CONNECTION },
+    name: 'Shop',
+    slug: `integ-shop-${suffix}`,
+    environments: [
+      { name: 'Development', slug: 'dev' },
+      { name: 'Production', slug: 'prod' },
+    ],
+  });
+  projectId = (await h.waitForReady('Project', project)).status?.id ?? '';
+  await h.createSecret('aws', { id: 'AKIA-INTEGRATION', secret: accessToken });
+});
+
+afterAll(async () => {
+  for (const name of created) await h?.delete('Integration', name);
+  for (const name of created) await h?.waitForDeletion('Integration', name);
+  await h?.delete('Project', project);
+  await h?.stop();
+});
+
+const created: string[] = [];
+async function createIntegration(name: string, spec: Record<string, unknown>, externalId?: string) {
+  created.push(name);
+  const annotations = externalId ? { annotations: { [ANNOTATION_EXTERNAL_ID]: externalId } } : {};
+  return h.create('Integration', name, spec, annotations);
+}
+
+const spec = (app: string, extra: Record<string, unknown> = {}) => ({
+  connectionRef: { name: HARNESS_CONNECTION },
+  projectRef: { name: project },
+  integration: 'aws-secret-manager',
+  environment: 'prod',
+  app,
+  region: 'eu-west-1',
+  auth: {
+    accessIdSecretRef: { name: 'aws', key: 'id' },
+    accessTokenSecretRef: { name: 'aws', key: 'secret' },
+  },
+  ...extra,
+});
+
+/** An integration made before native integrations were retired, with its own auth record. */
+async function seed(app: string): Promise<Integration> {
+  const auth = await h.service.integrations.auth.createWithAccessToken({
+    workspaceId: projectId,
+    integration: 'aws-secret-manager',
+    accessId: 'AKIA-SEEDED',
+    accessToken: 'seeded-token',
+  });
+  return seedIntegration(h.url, { projectId, integrationAuthId: auth.id, environment: 'prod', app });
+}
+
+const authIds = async () => (await h.service.integrations.auth.list(projectId)).map((a) => a.id).sort();
+const routeCount = (route: string) => h.devserver.stats.snapshot().requests.byRoute[route] ?? 0;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function gone(id: string): Promise<boolean> {
+  try {
+    await h.service.integrations.get(id);
+    return false;
+  } catch (error) {
+    return (error as { status?: number }).status === 404;
+  }
+}
+
+function condition(obj: { status?: { conditions?: { type: string }[] } }, type: string) {
+  return obj.status?.conditions?.find((c) => c.type === type) as
+    { status: string; reason: string; message: string } | undefined;
+}
+
+describe('Integration', () => {
+  it('reports the service’s refusal to create once, without a retry loop', async () => {
+    const before = await authIds();
+    await createIntegration('refused', spec('new-app'));
+    const failed = await h.waitForCondition('Integration', 'refused', {
+      type: 'Synced',
+      status: 'False',
+      reason: 'IntegrationsDeprecated',
+    });
+    expect(condition(failed, 'Synced')?.message).toMatch(/service answered 403: .*Secret Sync/);
+    // The create's own annotation writes trigger one more reconcile, which must not ask again.
+    const calls = () => [
+      routeCount('POST /api/v1/integration'),
+      routeCount('GET /api/v1/workspace/:projectId/integrations'),
+    ];
+    let last = calls();
+    await waitFor(
+      async () => {
+        await sleep(1_000);
+        const now = calls();
+        const settled = now.join() === last.join();
+        last = now;
+        return settled;
+      },
+      { timeoutMs: 20_000, message: 'the create attempts to stop' },
+    );
+    const [creates = 0, lists = 0] = last;
+    expect(creates).toBeGreaterThanOrEqual(1);
+    expect(creates).toBeLessThanOrEqual(2);
+    await sleep(4_000);
+    expect(routeCount('POST /api/v1/integration')).toBe(creates);
+    expect(routeCount('GET /api/v1/workspace/:projectId/integrations')).toBe(lists);
+    // The auth record stored for the attempt was removed again.
+    expect(await authIds()).toEqual(before);
+  });
+
+  let id = '';
+  let authId = '';
+
+  it('adopts an existing integration by annotation and brings it in line', async () => {
+    const existing = await seed('shop-app');
+    id = existing.id;
+    authId = existing.integrationAuthId;
+    // Whether this service updates the project's auth record of the type in place (the real one
+    // does) decides whether the credentials reach the integration's own record.
+    const probe = await h.service.integrations.auth.createWithAccessToken({
+      workspaceId: projectId,
+      integration: 'aws-secret-manager',
+    });
+    const inPlace = probe.id === authId;
+    if (!inPlace) await h.service.integrations.auth.delete(probe.id);
+    const records = await authIds();
+    await createIntegration('adopted', spec('shop-app', { pollInterval: '10s' }), id);
+    const synced = await h.waitForCondition('Integration', 'adopted', { type: 'Synced', status: 'True' });
+    expect(synced.status).toMatchObject({ id, integrationAuthId: authId, isActive: true });
+    expect(synced.status?.authHash).toMatch(/^[0-9a-f]{64}$/);
+    expect((await h.service.integrations.get(id)).region).toBe('eu-west-1');
+    const ready = await h.waitForCondition('Integration', 'adopted', {
+      type: 'Ready',
+      status: inPlace ? 'True' : 'False',
+      ...(inPlace ? {} : { reason: 'CredentialsNotApplied' }),
+    });
+    expect(ready.status?.credentialsApplied).toBe(inPlace);
+    expect(await authIds()).toEqual(records);
+    expect((await h.service.integrations.get(id)).integrationAuthId).toBe(authId);
+  });
+
+  it('updates one field', async () => {
+    await h.patch('Integration', 'adopted', { spec: { region: 'us-east-1' } });
+    await waitFor(async () => (await h.service.integrations.get(id)).region === 'us-east-1', {
+      message: 'the new region in the service',
+    });
+  });
+
+  it('corrects drift made in the service on the next poll', async () => {
+    await h.service.integrations.update(id, { isActive: false, secretPath: '/' });
+    await waitFor(async () => (await h.service.integrations.get(id)).isActive, {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+      message: 'isActive restored by the poll',
+    });
+    const events = await h.events('adopted');
+    expect(events.some((e) => e.reason === 'UpdatedExternal' && /isActive/.test(e.message ?? ''))).toBe(true);
+  });
+
+  it('sends rotated credentials again within seconds, never touching the integration’s record', async () => {
+    const before = await h.get('Integration', 'adopted');
+    const records = await authIds();
+    await h.createSecret('aws', { id: 'AKIA-INTEGRATION', secret: rotatedToken });
+    const rotated = await waitFor(
+      async () => {
+        const obj = await h.get('Integration', 'adopted');
+        return obj?.status?.authHash !== before?.status?.authHash ? obj : undefined;
+      },
+      { timeoutMs: 20_000, message: 'a new credentials hash in status' },
+    );
+    expect(rotated.status?.integrationAuthId).toBe(authId);
+    expect((await h.service.integrations.get(id)).integrationAuthId).toBe(authId);
+    expect(await authIds()).toEqual(records);
+  });
+
+  it('deletes the integration and its unused auth record with deletionPolicy Delete', async () => {
+    await h.delete('Integration', 'adopted');
+    await h.waitForDeletion('Integration', 'adopted');
+    expect(await gone(id)).toBe(true);
+    expect(await authIds()).not.toContain(authId);
+  });
+
+  it('adopts by natural key and leaves the integration with deletionPolicy Orphan', async () => {
+    const existing = await seed('kept-app');
+    await createIntegration('kept', spec('kept-app', { deletionPolicy: 'Orphan' }));
+    const synced = await h.waitForCondition('Integration', 'kept', { type: 'Synced', status: 'True' });
+    expect(synced.metadata.annotations?.[ANNOTATION_EXTERNAL_ID]).toBe(existing.id);
+    await h.delete('Integration', 'kept');
+    await h.waitForDeletion('Integration', 'kept');
+    expect((await h.service.integrations.get(existing.id)).app).toBe('kept-app');
+  });
+
+  it('waits for a missing Secret and refuses a changed integration type', async () => {
+    const existing = await seed('waiting-app');
+    const missing = spec('waiting-app', {
+      auth: {
+        accessIdSecretRef: { name: 'nope', key: 'id' },
+        accessTokenSecretRef: { name: 'nope', key: 'x' },
+      },
+    });
+    await createIntegration('waiting', missing, existing.id);
+    const waiting = await h.waitForCondition('Integration', 'waiting', {
+      type: 'Synced',
+      status: 'False',
+      reason: 'SecretNotFound',
+    });
+    expect(condition(waiting, 'Synced')?.message).toContain('Secret');
+    const changed = await h
+      .patch('Integration', 'waiting', { spec: { integration: 'github' } })
+      .catch((e: unknown) => e);
+    expect(statusCodeOf(changed)).toBe(422);
+    expect(String((changed as { body?: unknown }).body)).toContain('integration is immutable');
+  });
+
+  it('never shows a credential value in logs, events or status', async () => {
+    const logs = h.logs();
+    for (const value of [accessToken, rotatedToken, h.admin.token]) expect(logs).not.toContain(value);
+    for (const name of ['refused', 'waiting']) {
+      const text = JSON.stringify([await h.get('Integration', name), await h.events(name)]);
+      expect(text).not.toContain(accessToken);
+      expect(text).not.toContain(rotatedToken);
+    }
+  });
+});
