@@ -107,7 +107,8 @@ function bootstrapObjects(dir: string, namespace: string, url: string): WireObje
   return [secret, bootstrap];
 }
 
-function resourceOf(obj: WireObject): SandboxResource {
+/** Where a sample object lives, as a {@link SandboxResource}. */
+export function resourceOf(obj: WireObject): SandboxResource {
   const { name, namespace } = obj.metadata;
   return namespace === undefined ? { kind: obj.kind, name } : { kind: obj.kind, name, namespace };
 }

@@ -7,7 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import type { DevServer } from '../devserver/server.ts';
 import type { RunningOperator } from '../operator/start.ts';
-import { saveBootstrapOutput } from './bootstrap-output.ts';
+import { resourceKey } from './blocked.ts';
+import { saveBootstrapOutput, saveExternalIds } from './data-dir.ts';
 import type { SandboxCluster } from './cluster-source.ts';
 import type { SamplePlan } from './samples.ts';
 import { allReady, readStates, type ResourceState } from './status.ts';
@@ -98,7 +99,7 @@ export class Sandbox {
         // A failed poll (API server busy) is retried; the deadline still applies.
       }
       if (states && allReady(states)) {
-        await this.#saveOutput();
+        await this.#saveForNextRun(states);
         return { ready: true, states };
       }
       if (Date.now() >= deadline || options.signal?.aborted)
@@ -107,9 +108,14 @@ export class Sandbox {
     }
   }
 
-  async #saveOutput(): Promise<void> {
+  /** With a data dir: what the next run needs to reuse the devserver's state (see `data-dir.ts`). */
+  async #saveForNextRun(states: readonly ResourceState[]): Promise<void> {
+    if (!this.dataDir) return;
+    const ids = new Map<string, string>();
+    for (const state of states) if (state.externalId) ids.set(resourceKey(state), state.externalId);
+    saveExternalIds(ids, this.dataDir);
     const name = this.plan.bootstrapObject.spec?.['outputSecretName'];
-    if (!this.dataDir || typeof name !== 'string') return;
+    if (typeof name !== 'string') return;
     const core = this.cluster.kubeConfig().makeApiClient(CoreV1Api);
     await saveBootstrapOutput(core, { namespace: this.namespace, name }, this.dataDir);
   }

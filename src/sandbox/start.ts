@@ -9,16 +9,13 @@ import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, type Wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, type KubernetesObject } from '@kubernetes/client-node';
-import { buildAllCrds } from '../api/crd/build.ts';
-import { directKindControllers, kindControllers } from '../controllers/index.ts';
-import { startDevServer } from '../devserver/server.ts';
-import { startOperator, type StartOperatorOptions } from '../operator/start.ts';
-import { createLogger } from '../runtime/logger.ts';
-import { restoreBootstrapOutput } from './bootstrap-output.ts';
+import type { KindController } from '../controllers/kind-controller.ts';
+import type { StartOperatorOptions } from '../operator/start.ts';
+import { readExternalIds, restoreBootstrapOutput, withExternalIds } from './data-dir.ts';
 import { existingCluster, localCluster, type SandboxCluster } from './cluster-source.ts';
 import { applyObjects, installCrds, statusCodeOf } from './control-plane/cluster.ts';
-import { blockedResources } from './blocked.ts';
-import { planSamples, type SamplePlan } from './samples.ts';
+import { blockedResources, resourceKey } from './blocked.ts';
+import { planSamples, resourceOf, type SamplePlan } from './samples.ts';
 import { runCleanups, Sandbox, type Cleanup, type Phases } from './sandbox.ts';
 
 /** Field manager of everything the sandbox applies. */
@@ -82,10 +79,27 @@ async function obtainCluster(options: SandboxOptions, log: (line: string) => voi
   return localCluster({ log, env: options.env, installStdio: options.installStdio });
 }
 
+/**
+ * The operator, devserver and CRD modules, loaded while the control plane starts: compiling them
+ * takes seconds of CPU that would otherwise come on top of the control plane's start-up.
+ */
+async function loadModules() {
+  const [crd, controllers, devserver, operator, logger] = await Promise.all([
+    import('../api/crd/build.ts'),
+    import('../controllers/index.ts'),
+    import('../devserver/server.ts'),
+    import('../operator/start.ts'),
+    import('../runtime/logger.ts'),
+  ]);
+  return { ...crd, ...controllers, ...devserver, ...operator, ...logger };
+}
+
+type Modules = Awaited<ReturnType<typeof loadModules>>;
+
 /** The kinds the operator runs, and the sample resources that cannot get Ready without others. */
-function whatCanGetReady(options: SandboxOptions, plan: SamplePlan) {
-  const managed = options.operator?.kinds ?? kindControllers;
-  const direct = options.operator?.directKinds ?? directKindControllers;
+function whatCanGetReady(options: SandboxOptions, plan: SamplePlan, modules: Modules) {
+  const managed: readonly KindController[] = options.operator?.kinds ?? modules.kindControllers;
+  const direct = options.operator?.directKinds ?? modules.directKindControllers;
   const registeredKinds = new Set([...managed, ...direct].map((controller) => controller.definition.kind));
   const blocked = blockedResources([...plan.bootstrap, ...plan.samples], registeredKinds, managed);
   return { registeredKinds, blocked };
@@ -120,13 +134,17 @@ async function startInOrder(options: SandboxOptions, cleanups: Cleanup[], phases
   const dataFile = join(dir, 'devserver.json');
   const reused = options.dataDir !== undefined && existsSync(dataFile);
 
+  const loading = loadModules();
+  // Not awaited yet: a failed start must not leave this rejection unhandled meanwhile.
+  loading.catch(() => undefined);
   const cluster = await timed(phases, 'control plane', () => obtainCluster(options, log));
   cleanups.push(() => cluster.stop());
+  const modules = await loading;
   const kc = cluster.kubeConfig();
   const [devserver] = await timed(phases, 'CRDs and devserver', () =>
     Promise.all([
-      startDevServer({ port: 0, dataFile }),
-      installCrds(kc, buildAllCrds(), SANDBOX_FIELD_MANAGER),
+      modules.startDevServer({ port: 0, dataFile }),
+      installCrds(kc, modules.buildAllCrds(), SANDBOX_FIELD_MANAGER),
       ensureNamespace(kc.makeApiClient(CoreV1Api), namespace),
     ]),
   );
@@ -139,9 +157,13 @@ async function startInOrder(options: SandboxOptions, cleanups: Cleanup[], phases
   const operatorLogPath = join(dir, 'operator.log');
   const stream = openLog(operatorLogPath, cleanups);
   const operator = await timed(phases, 'operator', async () => {
-    const running = await startOperator({
+    const running = await modules.startOperator({
       kubeConfig: kc,
-      log: createLogger({ level: options.operatorLogLevel ?? 'info', name: 'coffer', destination: stream }),
+      log: modules.createLogger({
+        level: options.operatorLogLevel ?? 'info',
+        name: 'coffer',
+        destination: stream,
+      }),
       // A cluster the sandbox did not start: read only its namespace.
       namespaces: cluster.local ? [] : [namespace],
       // Dependencies get Ready within a second here; the production default (10 s) would dominate.
@@ -155,14 +177,17 @@ async function startInOrder(options: SandboxOptions, cleanups: Cleanup[], phases
     return running;
   });
   log(`operator running (log: ${operatorLogPath})`);
-  await timed(phases, 'samples', () => applyObjects(kc, plan.samples, SANDBOX_FIELD_MANAGER));
+  // A reused data dir: adopt the service objects of the previous run by their external ids.
+  const ids = reused ? readExternalIds(dir) : new Map<string, string>();
+  const samples = withExternalIds(plan.samples, (obj) => ids.get(resourceKey(resourceOf(obj))));
+  await timed(phases, 'samples', () => applyObjects(kc, samples, SANDBOX_FIELD_MANAGER));
   return new Sandbox({
     cluster,
     namespace,
     devserver,
     operator,
     plan,
-    ...whatCanGetReady(options, plan),
+    ...whatCanGetReady(options, plan, modules),
     operatorLogPath,
     dataDir: options.dataDir,
     phases,

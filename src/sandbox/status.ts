@@ -6,6 +6,7 @@
 import type { CustomObjectsApi } from '@kubernetes/client-node';
 import { findKind, group, version } from '../api/v1alpha1/index.ts';
 import type { Condition } from '../runtime/conditions.ts';
+import { ANNOTATION_EXTERNAL_ID } from '../runtime/object-meta.ts';
 import { resourceKey } from './blocked.ts';
 import type { SandboxResource } from './samples.ts';
 
@@ -20,10 +21,12 @@ export interface ResourceState extends SandboxResource {
   readonly synced?: Condition;
   /** True when Ready=True was computed for the current `metadata.generation`. */
   readonly isReady: boolean;
+  /** The `coffer.dev/external-id` annotation, once the operator recorded one. */
+  readonly externalId?: string;
 }
 
 interface Listed {
-  metadata: { name: string; namespace?: string; generation?: number };
+  metadata: { name: string; namespace?: string; generation?: number; annotations?: Record<string, string> };
   status?: { conditions?: Condition[] };
 }
 
@@ -46,7 +49,16 @@ function stateOf(
   const synced = conditions.find((c) => c.type === 'Synced');
   const generation = found?.metadata.generation;
   const isReady = ready?.status === 'True' && current(ready, generation);
-  return { ...resource, ...flags, exists: found !== undefined, ready, synced, isReady };
+  const externalId = found?.metadata.annotations?.[ANNOTATION_EXTERNAL_ID];
+  return {
+    ...resource,
+    ...flags,
+    exists: found !== undefined,
+    ready,
+    synced,
+    isReady,
+    ...(externalId ? { externalId } : {}),
+  };
 }
 
 async function listKind(

@@ -74,29 +74,27 @@ function isEstablished(crd: V1CustomResourceDefinition): boolean {
 /**
  * Server-side applies `objects` (wire format, as in YAML: converted with {@link toClientModel}
  * first, so CRD schema keys such as `x-kubernetes-validations`, `default` or `enum` survive) as
- * `fieldManager`, forcing conflicts, in order. `resourceVersion` and `managedFields` are dropped.
- * Returns the objects as stored.
+ * `fieldManager`, forcing conflicts, all at once. `resourceVersion` and `managedFields` are
+ * dropped. Returns the objects as stored, in the order given.
  */
-export async function applyObjects(
+export function applyObjects(
   kc: KubeConfig,
   objects: readonly KubernetesObject[],
   fieldManager: string,
 ): Promise<KubernetesObject[]> {
   const api = KubernetesObjectApi.makeApiClient(kc);
-  const stored: KubernetesObject[] = [];
-  for (const object of objects) {
-    const { resourceVersion: _rv, managedFields: _mf, ...metadata } = object.metadata ?? {};
-    const body = toClientModel({ ...object, metadata });
-    const kind = `${object.kind ?? '?'} ${metadata.name ?? '?'}`;
-    try {
-      stored.push(
-        await api.patch(body, undefined, undefined, fieldManager, true, PatchStrategy.ServerSideApply),
-      );
-    } catch (error) {
-      throw new Error(`cannot apply ${kind}: ${kubeMessage(error)}`, { cause: error });
-    }
-  }
-  return stored;
+  return Promise.all(
+    objects.map(async (object) => {
+      const { resourceVersion: _rv, managedFields: _mf, ...metadata } = object.metadata ?? {};
+      const body = toClientModel({ ...object, metadata });
+      try {
+        return await api.patch(body, undefined, undefined, fieldManager, true, PatchStrategy.ServerSideApply);
+      } catch (error) {
+        const what = `${object.kind ?? '?'} ${metadata.name ?? '?'}`;
+        throw new Error(`cannot apply ${what}: ${kubeMessage(error)}`, { cause: error });
+      }
+    }),
+  );
 }
 
 /** The message of a Kubernetes API error (its Status body), else the error's own message. */
