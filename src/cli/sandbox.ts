@@ -208,9 +208,12 @@ export async function runSandbox(args: string[]): Promise<number> {
     return 1;
   } finally {
     if (sandbox) {
+      const stopped = sandbox.cluster.local
+        ? 'operator, devserver and control plane'
+        : 'operator and devserver';
+      const kept = sandbox.dataDir ? `; ${sandbox.dataDir} kept` : '';
       await sandbox.stop().then(
-        () =>
-          console.log('[sandbox] stopped: control plane, devserver and operator; temporary files removed'),
+        () => console.log(`[sandbox] stopped ${stopped}; temporary files removed${kept}`),
         (error: unknown) => console.error(`coffer sandbox: ${(error as Error).message}`),
       );
     }
