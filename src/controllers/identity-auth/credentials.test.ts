@@ -123,13 +123,13 @@ describe('planCredentials', () => {
 });
 
 describe('nextCredentialWakeMs', () => {
-  it('wakes at the earliest rotation or revocation, at least a second away', () => {
+  it('wakes at the earliest rotation or revocation, at least five seconds away', () => {
     expect(nextCredentialWakeMs(undefined, now)).toBeUndefined();
     const status: CredentialsStatus = {
       nextRotationAt: '2030-01-12T00:00:00Z',
       retiring: [{ id: 'x', issuedAt: '2030-01-01T00:00:00Z', revokeAt: '2030-01-10T00:10:00Z' }],
     };
     expect(nextCredentialWakeMs(status, now)).toBe(600_000);
-    expect(nextCredentialWakeMs({ nextRotationAt: '2030-01-01T00:00:00Z' }, now)).toBe(1_000);
+    expect(nextCredentialWakeMs({ nextRotationAt: '2030-01-01T00:00:00Z' }, now)).toBe(5_000);
   });
 });

@@ -118,10 +118,13 @@ export function describeCredentialPlan(plan: CredentialPlan): string | undefined
   return parts.length > 0 ? parts.join(', ') : undefined;
 }
 
+/** Floor of the wake-up delay: a revocation that keeps failing is retried at this pace, not in a loop. */
+const minWakeMs = 5_000;
+
 /** Milliseconds until the next rotation or revocation recorded in `status`, if any. */
 export function nextCredentialWakeMs(status: CredentialsStatus | undefined, now: Date): number | undefined {
   const times = [status?.nextRotationAt, ...(status?.retiring ?? []).map((r) => r.revokeAt)]
     .filter((t): t is string => t !== undefined)
     .map((t) => Date.parse(t) - now.getTime());
-  return times.length > 0 ? Math.max(Math.min(...times), 1_000) : undefined;
+  return times.length > 0 ? Math.max(Math.min(...times), minWakeMs) : undefined;
 }
