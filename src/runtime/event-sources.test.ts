@@ -24,6 +24,16 @@ describe('ignoreStatusOnlyUpdates', () => {
     { reason: 'resourceVersion only', next: withMeta({ resourceVersion: '9' }), want: false },
     { reason: 'spec change bumps generation', next: withMeta({ generation: 2 }), want: true },
     { reason: 'annotation change', next: withMeta({ annotations: { b: '3' } }), want: true },
+    {
+      reason: 'create-pending mark set (bookkeeping)',
+      next: withMeta({ annotations: { b: '2', 'coffer.dev/create-pending': '2026-01-01T00:00:00Z' } }),
+      want: false,
+    },
+    {
+      reason: 'external id recorded',
+      next: withMeta({ annotations: { b: '2', 'coffer.dev/external-id': 'x' } }),
+      want: true,
+    },
     { reason: 'label change', next: withMeta({ labels: {} }), want: true },
     { reason: 'finalizer removed', next: withMeta({ finalizers: [] }), want: true },
     {

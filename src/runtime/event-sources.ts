@@ -3,6 +3,7 @@
  * watched kind changes, and which updates are worth a reconcile at all.
  */
 import type { Informer, KubeObject } from './informer.ts';
+import { ANNOTATION_CREATE_PENDING } from './object-meta.ts';
 import type { Request } from './reconcile.ts';
 
 /** Maps a changed object to the requests to enqueue. */
@@ -73,11 +74,25 @@ export const ignoreStatusOnlyUpdates: UpdatePredicate<KubeObject> = (obj, old) =
   const b = old.metadata ?? {};
   if (a.generation !== b.generation) return true;
   if (a.deletionTimestamp !== b.deletionTimestamp) return true;
-  if (!sameJson(a.labels, b.labels) || !sameJson(a.annotations, b.annotations)) return true;
+  if (!sameJson(a.labels, b.labels)) return true;
+  if (!sameJson(withoutBookkeeping(a.annotations), withoutBookkeeping(b.annotations))) return true;
   if (!sameJson(a.finalizers, b.finalizers)) return true;
   if (a.generation === undefined) return !sameJson(payloadOf(obj), payloadOf(old));
   return false;
 };
+
+/**
+ * Annotations the reconciler writes for its own bookkeeping. Setting and clearing the
+ * create-pending mark around a create that the service refuses must not trigger another
+ * reconcile: that would retry a terminal failure in a loop.
+ */
+const bookkeepingAnnotations: readonly string[] = [ANNOTATION_CREATE_PENDING];
+
+function withoutBookkeeping(annotations: Record<string, string> | undefined): Record<string, string> {
+  const rest: Record<string, string> = { ...annotations };
+  for (const key of bookkeepingAnnotations) delete rest[key];
+  return rest;
+}
 
 function payloadOf(obj: KubeObject): unknown {
   const { data, stringData, type } = obj as { data?: unknown; stringData?: unknown; type?: unknown };
