@@ -1,7 +1,5 @@
-// The metadata shim must load before @peculiar/x509 (see reflect-metadata.ts).
-import './reflect-metadata.ts';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
+import * as x509 from '../../x509.ts';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from './errors.ts';
 import { certificateDer, createCa, isCertificatePem, renewRootCa, type CaKeyAlgorithm } from './pki.ts';

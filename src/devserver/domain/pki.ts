@@ -16,14 +16,9 @@
  * The result is plain JSON-serialisable data; `privateKeyPem` (PKCS#8) must never be returned
  * by an endpoint or logged.
  */
-// The shim must be evaluated before @peculiar/x509 (its tsyringe dependency checks for it on load).
-import './reflect-metadata.ts';
 import { webcrypto } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
+import * as x509 from '../../x509.ts';
 import { badRequest } from './errors.ts';
-
-// The library wants the DOM `Crypto` type; Node's WebCrypto implements it.
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
 type SigningAlgorithm = webcrypto.Algorithm | webcrypto.EcdsaParams;
