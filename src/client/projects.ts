@@ -64,6 +64,8 @@ export interface ProjectsApi {
   create(input: CreateProjectInput, options?: CallOptions): Promise<Project>;
   /** `GET /api/v1/workspace/{projectId}`. */
   get(projectId: string, options?: CallOptions): Promise<Project>;
+  /** `GET /api/v2/workspace/{slug}`: the project with this slug (the bare object, no envelope). */
+  getBySlug(slug: string, options?: CallOptions): Promise<Project>;
   /** `PATCH /api/v1/workspace/{projectId}`; only the fields present are changed. */
   update(projectId: string, input: UpdateProjectInput, options?: CallOptions): Promise<Project>;
   /** `DELETE /api/v1/workspace/{projectId}`. */
@@ -85,6 +87,15 @@ export function projectsApi(http: HttpClient): ProjectsApi {
         path: path(projectId, 'projects.get'),
       } as const;
       return http.call(spec, envelope('workspace', projectSchema), options);
+    },
+    getBySlug: async (projectSlug, options) => {
+      const op = 'projects.getBySlug';
+      const spec = {
+        operation: op,
+        method: 'GET',
+        path: `/api/v2/workspace/${seg(projectSlug, 'slug', op)}`,
+      } as const;
+      return http.call(spec, projectSchema, options);
     },
     update: async (projectId, input, options) => {
       const op = 'projects.update';

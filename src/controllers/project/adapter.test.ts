@@ -114,11 +114,15 @@ describe('Project references', () => {
 
 describe('findProjectBySlug', () => {
   const signal = new AbortController().signal;
-  const fake = (getBySlug?: (slug: string) => Promise<unknown>) =>
-    ({ projects: getBySlug ? { getBySlug } : {} }) as unknown as ServiceClient;
+  const fake = (getBySlug: (slug: string) => Promise<unknown>) =>
+    ({ projects: { getBySlug } }) as unknown as ServiceClient;
 
-  it('answers undefined when the client cannot look up by slug', async () => {
-    await expect(findProjectBySlug(fake(), 'x', signal)).resolves.toBeUndefined();
+  it('finds a project of the devserver by its slug, and nothing for an unknown slug', async () => {
+    const created = await contract.admin.projects.create({ projectName: 'By slug', slug: 'by-slug-lookup' });
+    await expect(findProjectBySlug(contract.admin, 'by-slug-lookup', signal)).resolves.toMatchObject({
+      id: created.id,
+    });
+    await expect(findProjectBySlug(contract.admin, 'no-such-slug', signal)).resolves.toBeUndefined();
   });
 
   it('returns the project, or undefined on 404', async () => {
