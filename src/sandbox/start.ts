@@ -15,6 +15,7 @@ import { readExternalIds, restoreBootstrapOutput, withExternalIds } from './data
 import { existingCluster, localCluster, type SandboxCluster } from './cluster-source.ts';
 import { applyObjects, installCrds, statusCodeOf } from './control-plane/cluster.ts';
 import { blockedResources, resourceKey } from './blocked.ts';
+import { onProcessExit } from './control-plane/process.ts';
 import { planSamples, resourceOf, type SamplePlan } from './samples.ts';
 import { runCleanups, Sandbox, type Cleanup, type Phases } from './sandbox.ts';
 
@@ -64,7 +65,13 @@ function workDirectory(options: SandboxOptions, cleanups: Cleanup[]): string {
     return options.dataDir;
   }
   const dir = mkdtempSync(join(tmpdir(), 'coffer-sandbox-data-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  // Also on a signal or exit that skips the orderly stop (e.g. SIGHUP when the terminal closes).
+  const unregister = onProcessExit(remove);
+  cleanups.push(() => {
+    remove();
+    unregister();
+  });
   return dir;
 }
 

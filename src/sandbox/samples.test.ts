@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { findKind } from '../api/v1alpha1/index.ts';
+import { blockedResources, resourceKey } from './blocked.ts';
+import { planSamples } from './samples.ts';
+
+const url = 'http://127.0.0.1:4321';
+
+describe('planSamples (config/samples)', () => {
+  const plan = planSamples('sandbox-ns', url);
+
+  it('applies the Bootstrap first, with a fresh password instead of the placeholder', () => {
+    const [secret, bootstrap] = plan.bootstrap;
+    expect(secret).toMatchObject({
+      kind: 'Secret',
+      metadata: { name: 'coffer-bootstrap', namespace: 'sandbox-ns' },
+    });
+    const password = (secret?.['stringData'] as Record<string, string>)['password'];
+    expect(password).not.toBe('change-me-sandbox-only');
+    expect(password?.length).toBeGreaterThanOrEqual(20);
+    expect(bootstrap).toBe(plan.bootstrapObject);
+    expect(bootstrap?.spec).toMatchObject({ url, createConnection: true });
+    expect(planSamples('sandbox-ns', url).bootstrap[0]?.['stringData']).not.toEqual(secret?.['stringData']);
+  });
+
+  it('points every connection at the devserver and scopes the ClusterConnection to the namespace', () => {
+    const clusterConnection = plan.samples.find((o) => o.kind === 'ClusterConnection');
+    expect(clusterConnection?.metadata.namespace).toBeUndefined();
+    expect(clusterConnection?.spec).toMatchObject({
+      url,
+      auth: { token: { secretRef: { namespace: 'sandbox-ns', name: 'coffer-admin' } } },
+      allowedNamespaces: { names: ['sandbox-ns'] },
+    });
+  });
+
+  it('puts namespaced objects in the namespace and leaves cluster-scoped ones alone', () => {
+    for (const obj of [...plan.bootstrap, ...plan.samples]) {
+      const clusterScoped = findKind(obj.kind)?.scope === 'Cluster';
+      expect(obj.metadata.namespace, `${obj.kind}/${obj.metadata.name}`).toBe(
+        clusterScoped ? undefined : 'sandbox-ns',
+      );
+    }
+  });
+
+  it('waits for the Connection the Bootstrap produces and for every coffer.dev sample', () => {
+    const keys = plan.resources.map(resourceKey);
+    expect(keys.slice(0, 2)).toEqual(['Bootstrap/sandbox-ns/coffer', 'Connection/sandbox-ns/coffer']);
+    expect(keys).toContain('ProjectTemplate//web-service');
+    expect(keys).toContain('SecretBatch/sandbox-ns/demo-app-config');
+    expect(keys.filter((k) => k.startsWith('Secret/'))).toEqual([]);
+  });
+});
+
+describe('blockedResources', () => {
+  const plan = planSamples('ns', url);
+  const objects = [...plan.bootstrap, ...plan.samples];
+
+  it('blocks nothing when every kind has a controller', () => {
+    const all = new Set(plan.resources.map((r) => r.kind));
+    expect(blockedResources(objects, all, [])).toEqual(new Set());
+  });
+
+  it('blocks the kinds without a controller and whatever depends on them, transitively', () => {
+    const registered = new Set(plan.resources.map((r) => r.kind).filter((k) => k !== 'Project'));
+    const blocked = blockedResources(objects, registered, []);
+    // Everything in the demo project waits on the Project; the template and connections do not.
+    expect(blocked).toContain('Project/ns/demo');
+    expect(blocked).toContain('ProjectRole/ns/secret-reader');
+    expect(blocked).toContain('Identity/ns/demo-ci');
+    expect(blocked).toContain('IdentityAuth/ns/demo-ci-token');
+    expect(blocked).not.toContain('ProjectTemplate//web-service');
+    expect(blocked).not.toContain('Bootstrap/ns/coffer');
+    expect(blocked).not.toContain('ClusterConnection//coffer');
+  });
+});
