@@ -5,15 +5,7 @@ import { startContract, type Contract } from '../../../test/support/client-contr
 import { additionalPrivilegeSpec, type AdditionalPrivilegeSpec } from '../../api/v1alpha1/index.ts';
 import type { ExternalClient } from '../../managed/external-client.ts';
 import { WaitingError } from '../../runtime/errors.ts';
-import {
-  bound,
-  context,
-  fakeServices,
-  managed,
-  readyObject,
-  resolving,
-  type FakeWorld,
-} from '../permissions/adapter-testing.ts';
+import { bound, context, fakeServices, managed, readyObject, resolving, type FakeWorld } from '../testing.ts';
 import { additionalPrivilegeAdapter } from './adapter.ts';
 import { MEMBERSHIP_MISSING } from './lookup.ts';
 import type { PrivilegeStatusFields } from './mapping.ts';
@@ -24,7 +16,7 @@ type Client = ExternalClient<AdditionalPrivilegeSpec, PrivilegeRefs, PrivilegeSt
 
 let contract: Contract;
 let project: { id: string; slug: string };
-const world: FakeWorld = { objects: {}, now: new Date() };
+const world: FakeWorld = { objects: {}, secrets: {}, now: new Date() };
 
 beforeAll(async () => {
   contract = await startContract();

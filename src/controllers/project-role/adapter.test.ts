@@ -3,15 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startContract, type Contract } from '../../../test/support/client-contract.ts';
 import { projectRoleSpec, type ProjectRoleSpec } from '../../api/v1alpha1/index.ts';
 import { WaitingError } from '../../runtime/errors.ts';
-import {
-  bound,
-  context,
-  fakeServices,
-  managed,
-  readyObject,
-  resolving,
-  type FakeWorld,
-} from '../permissions/adapter-testing.ts';
+import { bound, context, fakeServices, managed, readyObject, resolving, type FakeWorld } from '../testing.ts';
 import { projectRoleAdapter, ROLE_IN_USE, type ProjectRoleRefs } from './adapter.ts';
 
 let contract: Contract;
@@ -20,7 +12,7 @@ let refs: ProjectRoleRefs;
 
 beforeAll(async () => {
   contract = await startContract();
-  world = { objects: {}, now: new Date() };
+  world = { objects: {}, secrets: {}, now: new Date() };
   const project = await contract.project();
   refs = { projectId: project.id, waitRequeueMs: 5_000 };
 });

@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startContract, type Contract } from '../../../test/support/client-contract.ts';
 import { projectTemplateSpec, type ProjectTemplateSpec } from '../../api/v1alpha1/index.ts';
 import { TerminalError } from '../../runtime/errors.ts';
-import { bound, context, fakeServices, managed, type FakeWorld } from '../permissions/adapter-testing.ts';
+import { bound, context, fakeServices, managed, type FakeWorld } from '../testing.ts';
 import { projectTemplateAdapter, TYPE_MISMATCH } from './adapter.ts';
 
 let contract: Contract;
-const world: FakeWorld = { objects: {}, now: new Date() };
+const world: FakeWorld = { objects: {}, secrets: {}, now: new Date() };
 
 beforeAll(async () => {
   contract = await startContract();

@@ -6,15 +6,7 @@ import { secretBatchSpec, type SecretBatchSpec } from '../../api/v1alpha1/index.
 import type { ManagedObject } from '../../managed/external-client.ts';
 import { WaitingError } from '../../runtime/errors.ts';
 import { ANNOTATION_EXTERNAL_ID } from '../../runtime/object-meta.ts';
-import {
-  bound,
-  context,
-  fakeServices,
-  managed,
-  readyObject,
-  resolving,
-  type FakeWorld,
-} from '../project/testing.ts';
+import { bound, context, fakeServices, managed, readyObject, resolving, type FakeWorld } from '../testing.ts';
 import { secretBatchAdapter, type SecretBatchRefs } from './adapter.ts';
 import { ownedKeysOf } from './mapping.ts';
 

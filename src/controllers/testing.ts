@@ -1,34 +1,43 @@
 /**
- * Test support for the AdditionalPrivilege, ProjectRole and ProjectTemplate adapter tests
- * (imported only by `*.test.ts`): fake `OperatorServices` over a real service client (a devserver
- * on loopback), in-memory readers, managed objects and adapter contexts.
+ * Test support for the kind adapter tests (imported only by `*.test.ts`): fake
+ * `OperatorServices` over a real service client (usually a devserver on loopback), in-memory
+ * readers and Secrets, managed objects and adapter contexts.
  */
 import { pino } from 'pino';
-import type { ServiceClient } from '../../client/index.ts';
+import type { ServiceClient } from '../client/index.ts';
 import type {
   BoundContext,
   ExternalContext,
   ManagedObject,
   ManagedStatus,
   ResolveContext,
-} from '../../managed/external-client.ts';
-import type { KubeObject } from '../../runtime/object-meta.ts';
-import type { OperatorServices } from '../kind-controller.ts';
+} from '../managed/external-client.ts';
+import type { KubeObject } from '../runtime/object-meta.ts';
+import type { OperatorServices } from './kind-controller.ts';
 
 /** A silent logger. */
 export const silentLog = pino({ level: 'silent' });
 
-/** What the fake services read; tests change it as they go. */
+/** Inputs of {@link fakeServices}; every field can be changed by the test afterwards. */
 export interface FakeWorld {
+  /** The connection's organization id, when the kind needs one. */
+  organizationId?: string;
   /** Coffer objects by kind. */
   objects: Record<string, KubeObject[]>;
+  /** Secrets by `namespace/name`, decoded. */
+  secrets: Record<string, Record<string, string>>;
   now: Date;
 }
 
 /** Fake services over `client`, reading the mutable `world`. */
 export function fakeServices(client: ServiceClient, world: FakeWorld): OperatorServices {
   return {
-    connectionFor: () => Promise.resolve({ client, key: 'Connection/ns/test' }),
+    connectionFor: () =>
+      Promise.resolve({
+        client,
+        key: 'Connection/ns/test',
+        ...(world.organizationId ? { organizationId: world.organizationId } : {}),
+      }),
     reader: <T extends KubeObject>(kind: string) => ({
       get: (request: { namespace?: string; name: string }) =>
         Promise.resolve(
@@ -37,7 +46,7 @@ export function fakeServices(client: ServiceClient, world: FakeWorld): OperatorS
           ) as T | undefined,
         ),
     }),
-    secrets: { read: () => Promise.resolve(undefined) },
+    secrets: { read: (ns, name) => Promise.resolve(world.secrets[`${ns}/${name}`]) },
     configMaps: { read: () => Promise.resolve(undefined) },
     enqueue: () => undefined,
     log: silentLog,
@@ -45,12 +54,22 @@ export function fakeServices(client: ServiceClient, world: FakeWorld): OperatorS
   };
 }
 
-/** A managed object named `name` in namespace `ns` with a parsed `spec`. */
+/** Optional parts of {@link managed}. */
+export interface ManagedExtra {
+  status?: ManagedStatus;
+  /** Default 1. */
+  generation?: number;
+  annotations?: Record<string, string>;
+  /** No namespace (default: namespace `ns`). */
+  clusterScoped?: boolean;
+}
+
+/** A managed object of `kind` named `name` (in namespace `ns` unless cluster-scoped) with a parsed `spec`. */
 export function managed<Spec>(
   kind: string,
   name: string,
   spec: Spec,
-  extra: { status?: ManagedStatus; generation?: number; clusterScoped?: boolean } = {},
+  extra: ManagedExtra = {},
 ): ManagedObject<Spec> {
   return {
     apiVersion: 'coffer.dev/v1alpha1',
@@ -60,7 +79,7 @@ export function managed<Spec>(
       ...(extra.clusterScoped ? {} : { namespace: 'ns' }),
       uid: `uid-${name}`,
       generation: extra.generation ?? 1,
-      annotations: {},
+      annotations: extra.annotations ?? {},
     },
     spec,
     ...(extra.status ? { status: extra.status } : {}),
@@ -87,22 +106,33 @@ export function resolving(deleting = false): ResolveContext {
   return { deleting, waitRequeueMs: 10_000, signal: new AbortController().signal, log: silentLog };
 }
 
-/** A Coffer object in namespace `ns` that is Ready with `status.id` (and more status fields). */
+/** Optional parts of {@link readyObject}. */
+export interface ReadyObjectOptions {
+  spec?: unknown;
+  /** More status fields besides `id`. */
+  status?: Record<string, unknown>;
+  /** The Ready condition's status (default true). */
+  ready?: boolean;
+  /** No namespace (default: namespace `ns`). */
+  clusterScoped?: boolean;
+}
+
+/** A referenced Coffer object with `status.id` and a Ready condition (True unless `ready: false`). */
 export function readyObject(
   kind: string,
   name: string,
   id: string,
-  more: { spec?: unknown; status?: Record<string, unknown>; ready?: boolean } = {},
+  options: ReadyObjectOptions = {},
 ): KubeObject {
-  const ready = more.ready ?? true;
+  const { spec = {}, clusterScoped = false, ready = true } = options;
   return {
     apiVersion: 'coffer.dev/v1alpha1',
     kind,
-    metadata: { name, namespace: 'ns', generation: 1 },
-    spec: more.spec ?? {},
+    metadata: { name, ...(clusterScoped ? {} : { namespace: 'ns' }), generation: 1 },
+    spec,
     status: {
       id,
-      ...more.status,
+      ...options.status,
       conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', reason: 'Available', message: '' }],
     },
   } as KubeObject;
