@@ -72,6 +72,7 @@ export type {
 export type * from './identity-auth.ts';
 export type {
   CreateIntegrationAuthInput,
+  CreateIntegrationInput,
   Integration,
   IntegrationAuth,
   IntegrationAuthApi,

@@ -64,6 +64,21 @@ const updateRequest = z.object({
 });
 export type UpdateIntegrationInput = z.input<typeof updateRequest>;
 
+const createRequest = z.object({
+  integrationAuthId: z.string().min(1),
+  isActive: z.boolean().optional(),
+  app: z.string().optional(),
+  appId: z.string().optional(),
+  sourceEnvironment: z.string().min(1),
+  secretPath: z.string().min(1).optional(),
+  targetEnvironment: z.string().optional(),
+  owner: z.string().optional(),
+  path: z.string().optional(),
+  region: z.string().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+export type CreateIntegrationInput = z.input<typeof createRequest>;
+
 const accessTokenRequest = z.object({
   workspaceId: z.string().min(1),
   integration: z.string().min(1),
@@ -90,6 +105,11 @@ export interface IntegrationAuthApi {
 
 /** Integrations, plus `auth` for their authentication records. */
 export interface IntegrationsApi {
+  /**
+   * `POST /api/v1/integration`. The current service refuses it (403, pointing to Secret Syncs);
+   * older releases create the integration.
+   */
+  create(input: CreateIntegrationInput, options?: CallOptions): Promise<Integration>;
   /** `GET /api/v1/workspace/{projectId}/integrations`. */
   list(projectId: string, options?: CallOptions): Promise<Integration[]>;
   /** `GET /api/v1/integration/{id}`. */
@@ -109,6 +129,11 @@ export function integrationsApi(http: HttpClient): IntegrationsApi {
   const one = (id: string, op: string): string => `/api/v1/integration/${seg(id, 'integrationId', op)}`;
   const single = envelope('integration', integrationSchema);
   return {
+    create: async (input, options) => {
+      const op = 'integrations.create';
+      const body = validateRequest(createRequest, input, op);
+      return http.call({ operation: op, method: 'POST', path: '/api/v1/integration', body }, single, options);
+    },
     list: async (projectId, options) => {
       const op = 'integrations.list';
       const path = `/api/v1/workspace/${seg(projectId, 'projectId', op)}/integrations`;

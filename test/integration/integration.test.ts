@@ -7,8 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Integration } from '../../src/client/index.ts';
 import { integrationController } from '../../src/controllers/integration/index.ts';
-import { seedIntegration, withIntegrationCreate } from '../../src/controllers/integration/testing.ts';
-import type { KindController } from '../../src/controllers/kind-controller.ts';
+import { seedIntegration } from '../../src/controllers/integration/testing.ts';
 import { projectController } from '../../src/controllers/project/index.ts';
 import { ANNOTATION_EXTERNAL_ID } from '../../src/runtime/object-meta.ts';
 import { statusCodeOf, waitFor } from '../support/kube.ts';
@@ -21,26 +20,10 @@ const suffix = randomBytes(3).toString('hex');
 const accessToken = `aws-secret-${randomBytes(8).toString('hex')}`;
 const rotatedToken = `aws-rotated-${randomBytes(8).toString('hex')}`;
 
-/**
- * The Integration controller with the integration create call (`POST /api/v1/integration`),
- * which the shared service client lacks, so the service's own 403 is what the resource reports.
- */
-const creatingController: KindController = {
-  ...integrationController,
-  createAdapter: (services) =>
-    integrationController.createAdapter({
-      ...services,
-      connectionFor: async (obj) => {
-        const connection = await services.connectionFor(obj);
-        return { ...connection, client: withIntegrationCreate(connection.client, h.admin.token) };
-      },
-    }),
-};
-
 beforeAll(async () => {
   h = await startOperatorHarness({
     devserver: { enableAdmin: true },
-    operator: { kinds: [projectController, creatingController] },
+    operator: { kinds: [projectController, integrationController] },
   });
   await h.create('Project', project, {
     connectionRef: { name: HARNESS_CONNECTION },

@@ -11,7 +11,7 @@ import { INTEGRATIONS_DEPRECATED } from './create.ts';
 import { credentialsHash, type Credentials } from './credentials.ts';
 import type { IntegrationStatusFields } from './mapping.ts';
 import type { IntegrationRefs } from './references.ts';
-import { seedIntegration, withIntegrationCreate } from './testing.ts';
+import { seedIntegration } from './testing.ts';
 
 let contract: Contract;
 let world: FakeWorld;
@@ -66,25 +66,14 @@ async function seed(app: string, environment = 'prod') {
 }
 
 const authIds = async () => (await contract.admin.integrations.auth.list(projectId)).map((a) => a.id).sort();
-const writes = () => contract.dev.stats.snapshot().writes.total;
 
 describe('Integration adapter: create', () => {
-  it('refuses without asking the service when the client has no create call', async () => {
-    const obj = integration('nothing-here');
-    const client = await connect(obj);
-    expect(await client.observe(obj, context(refs()))).toEqual({ exists: false });
-    const before = writes();
-    const error: unknown = await client.create(obj, context(refs())).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(TerminalError);
-    expect(error).toMatchObject({ reason: INTEGRATIONS_DEPRECATED });
-    expect(writes()).toBe(before);
-  });
-
   it('reports the service’s 403 and removes the auth record it stored for the attempt', async () => {
     const obj = integration('refused');
-    const client = await connect(obj, withIntegrationCreate(contract.admin, contract.adminToken));
+    const client = await connect(obj);
     const before = await authIds();
     const error: unknown = await client.create(obj, context(refs())).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TerminalError);
     expect(error).toMatchObject({ reason: INTEGRATIONS_DEPRECATED });
     expect(String(error)).toContain('service answered 403');
     expect(String(error)).toContain('Secret Sync');

@@ -2,8 +2,7 @@
  * Creating a native integration: store the credentials, then `POST /api/v1/integration` with the
  * auth record. The service now refuses that create with 403 and points to Secret Syncs; this is
  * reported as `IntegrationsDeprecated`, terminal (no retry until the resource changes), and a
- * credentials record the attempt created is removed again. A service client without the create
- * call gets the same answer without asking the service.
+ * credentials record the attempt created is removed again.
  *
  * The refusal stands for the generation it was reported for (`standingRefusal`): the create's own
  * annotation writes (create-pending set and cleared) trigger another reconcile, which must not ask
@@ -12,7 +11,7 @@
 import type { IntegrationSpec } from '../../api/v1alpha1/index.ts';
 import type { ManagedObject } from '../../managed/external-client.ts';
 import { CONDITION_SYNCED, getCondition } from '../../runtime/conditions.ts';
-import type { CallOptions, Integration, IntegrationsApi, ServiceClient } from '../../client/index.ts';
+import type { Integration, ServiceClient } from '../../client/index.ts';
 import { describeError, serviceStatus } from '../../managed/service-errors.ts';
 import { TerminalError } from '../../runtime/errors.ts';
 import {
@@ -22,15 +21,10 @@ import {
 } from '../../runtime/object-meta.ts';
 import { deleteAuthRecord, storeCredentials } from './auth-records.ts';
 import type { Credentials } from './credentials.ts';
-import { createRequest, type CreateIntegrationInput } from './mapping.ts';
+import { createRequest } from './mapping.ts';
 
 /** Condition reason when the service no longer creates native integrations. */
 export const INTEGRATIONS_DEPRECATED = 'IntegrationsDeprecated';
-
-/** `POST /api/v1/integration`, where the service client offers it. */
-interface IntegrationCreate {
-  create?(input: CreateIntegrationInput, options?: CallOptions): Promise<Integration>;
-}
 
 const advice =
   `; adopt an existing integration with the ${ANNOTATION_EXTERNAL_ID} annotation, or move to the ` +
@@ -50,17 +44,9 @@ export async function createIntegration(
   target: { projectId: string; credentials: Credentials },
   signal: AbortSignal,
 ): Promise<Integration> {
-  const api: IntegrationsApi & IntegrationCreate = client.integrations;
-  if (!api.create) {
-    throw new TerminalError(
-      INTEGRATIONS_DEPRECATED,
-      'cannot create integration: native integrations can no longer be created through the service API ' +
-        `(it answers 403 and points to Secret Syncs)${advice}`,
-    );
-  }
   const stored = await storeCredentials(client, spec, target, signal);
   try {
-    return await api.create(createRequest(spec, stored.id), { signal });
+    return await client.integrations.create(createRequest(spec, stored.id), { signal });
   } catch (error) {
     // Best effort: the create's own error is what the resource must report.
     if (stored.created) await deleteAuthRecord(client, stored.id, signal).catch(() => undefined);

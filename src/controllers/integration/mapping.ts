@@ -3,7 +3,7 @@
  * `secretPath`, which the service resets to `/` when omitted), the create body, and status.
  */
 import type { IntegrationSpec } from '../../api/v1alpha1/index.ts';
-import type { Integration, UpdateIntegrationInput } from '../../client/index.ts';
+import type { CreateIntegrationInput, Integration, UpdateIntegrationInput } from '../../client/index.ts';
 
 /** Status fields this kind adds. */
 export interface IntegrationStatusFields {
@@ -24,17 +24,6 @@ export interface AuthState {
 }
 
 /** The body of `POST /api/v1/integration` (which the service now refuses with 403). */
-export interface CreateIntegrationInput {
-  integrationAuthId: string;
-  isActive: boolean;
-  sourceEnvironment: string;
-  secretPath: string;
-  app?: string;
-  targetEnvironment?: string;
-  region?: string;
-  path?: string;
-}
-
 /** `/a/b/` and `/a/b` are the same folder. */
 function normalisePath(path: string | null | undefined): string {
   const trimmed = (path ?? '/').replace(/\/+$/, '');
