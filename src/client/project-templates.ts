@@ -1,18 +1,9 @@
 // Project templates: create, get, list, update, delete (`/api/v1/project-templates`).
 import { z } from 'zod';
 import type { CallOptions, HttpClient } from './http.ts';
+import { isPredefinedRoleSlug } from './roles.ts';
 import { optString, permissionRuleRequest, permissionRuleResponse, slug, timestamp } from './schemas.ts';
 import { envelope, seg, validateRequest } from './validate.ts';
-
-const RESERVED_ROLE_SLUGS = [
-  'admin',
-  'member',
-  'custom',
-  'viewer',
-  'no-access',
-  'ssh-host-bootstrapper',
-  'cryptographic-operator',
-];
 
 /** A project template. */
 export const projectTemplateSchema = z.object({
@@ -34,7 +25,7 @@ export type ProjectTemplate = z.output<typeof projectTemplateSchema>;
 
 const roleRequest = z.object({
   name: z.string().min(1),
-  slug: slug(64).refine((v) => !RESERVED_ROLE_SLUGS.includes(v), 'role slug is reserved'),
+  slug: slug(64).refine((v) => !isPredefinedRoleSlug(v), 'role slug is reserved'),
   permissions: z.array(permissionRuleRequest),
 });
 const environmentRequest = z.object({

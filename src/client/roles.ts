@@ -29,8 +29,13 @@ export const roleSchema = z.object({
 });
 export type Role = z.output<typeof roleSchema>;
 
+/** Whether `value` is one of the {@link PREDEFINED_ROLE_SLUGS} (a custom role may not use it). */
+export function isPredefinedRoleSlug(value: string): boolean {
+  return (PREDEFINED_ROLE_SLUGS as readonly string[]).includes(value);
+}
+
 const customSlug = slug(64).refine(
-  (v) => !(PREDEFINED_ROLE_SLUGS as readonly string[]).includes(v),
+  (v) => !isPredefinedRoleSlug(v),
   'role slug is reserved for a predefined role',
 );
 const createRequest = z.object({
