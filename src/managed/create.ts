@@ -127,6 +127,7 @@ export async function createExternal<Spec extends ManagedSpecFields, Refs, Statu
     reason: 'CreatedExternal',
     message: `created external object ${creation.externalId}${replaced}`,
   });
+  run.events.push(...(creation.events ?? []));
   return { id: creation.externalId, status: creation.status, secretData: creation.secretData };
 }
 

@@ -13,6 +13,7 @@
  */
 import type { Logger } from 'pino';
 import type { Condition } from '../runtime/conditions.ts';
+import type { EventInput } from '../runtime/events.ts';
 import type { ObjectMeta } from '../runtime/object-meta.ts';
 import type { SecretOutput } from '../runtime/secret-writer.ts';
 
@@ -91,6 +92,11 @@ export interface Creation<Status extends AdapterStatus = AdapterStatus> {
   readonly externalId: string;
   readonly status?: Status;
   readonly secretData?: SecretOutputs;
+  /**
+   * Kind-specific events recorded once, after `CreatedExternal` (e.g. a notice that the service
+   * marks the endpoint deprecated). Messages must not contain secret values.
+   */
+  readonly events?: readonly EventInput[];
 }
 
 /** The answer of `update`. */

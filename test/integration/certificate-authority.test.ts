@@ -95,6 +95,15 @@ describe('CertificateAuthority', () => {
     expect(cert.subject).toContain('CN=Shop Root CA');
     expect(cert.serialNumber.toLowerCase()).toBe(String(stored.serialNumber).toLowerCase().replace(/:/g, ''));
     expect(new Date(String(ready.status?.notAfter)).getTime()).toBe(cert.notAfter.getTime());
+    const notices = await waitFor(
+      async () => {
+        const found = (await h.events(root)).filter((e) => e.reason === 'DeprecatedEndpoint');
+        return found.length > 0 ? found : undefined;
+      },
+      { timeoutMs: 10_000, message: 'the DeprecatedEndpoint event' },
+    );
+    expect(notices).toHaveLength(1);
+    expect(notices?.[0]?.type).toBe('Warning');
   });
 
   it('updates the mutable fields', async () => {

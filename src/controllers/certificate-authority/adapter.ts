@@ -93,14 +93,15 @@ function caClient(client: ServiceClient, services: OperatorServices): Client {
       const { projectSlug } = projectOf(ctx.references);
       const request = createRequest(obj.spec, projectSlug, services.now());
       let ca = await client.pki.createCa(request, { signal: ctx.signal });
-      ctx.log.info(
-        { externalId: ca.id, deprecatedEndpoint: '/api/v1/pki/ca' },
-        'created the certificate authority through the service’s deprecated /api/v1/pki/ca endpoints',
-      );
       const rest = updateRequest(obj.spec, ca);
       if (describeUpdate(rest)) ca = await client.pki.updateCa(ca.id, rest, { signal: ctx.signal });
       const secretData = outputSecret(obj.spec, await certificateOf(client, ca, ctx.signal));
-      return { externalId: ca.id, status: statusOf(ca), ...(secretData ? { secretData } : {}) };
+      return {
+        externalId: ca.id,
+        status: statusOf(ca),
+        ...(secretData ? { secretData } : {}),
+        events: [deprecationNotice],
+      };
     },
     async update(obj, ctx) {
       const ca = await client.pki.getCa(ctx.externalId, { signal: ctx.signal });
@@ -133,6 +134,15 @@ function caClient(client: ServiceClient, services: OperatorServices): Client {
 }
 
 /** The CertificateAuthority adapter on the operator's services. */
+/** Said once per CertificateAuthority, when it is created: the service marks these endpoints deprecated. */
+const deprecationNotice = {
+  type: 'Warning',
+  reason: 'DeprecatedEndpoint',
+  message:
+    'created through the service’s /api/v1/pki/ca endpoints, which it marks deprecated in favour of ' +
+    'its certificate-manager CA API',
+} as const;
+
 export function certificateAuthorityAdapter(
   services: OperatorServices,
 ): ManagedAdapter<CertificateAuthoritySpec, CaRefs, CaStatusFields> {
