@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { namespaceName, namespacedConfigMapKeySelector, namespacedSecretKeySelector } from './common.ts';
-import { connectionSpecFields, connectionStatusFields } from './connection-fields.ts';
+import { connectionColumns, connectionSpecFields, connectionStatusSchema } from './connection-fields.ts';
 import { defineKind } from './kind.ts';
 import { listSet, withRules } from './schema-helpers.ts';
 
@@ -63,9 +63,7 @@ export const clusterConnectionSpec = z
   .describe('Where the service is, how to authenticate, and which namespaces may use this connection.');
 export type ClusterConnectionSpec = z.output<typeof clusterConnectionSpec>;
 
-export const clusterConnectionStatus = z
-  .object(connectionStatusFields)
-  .describe('Observed state: Ready when the service accepted the credentials.');
+export const clusterConnectionStatus = connectionStatusSchema;
 export type ClusterConnectionStatus = z.output<typeof clusterConnectionStatus>;
 
 export const clusterConnectionKind = defineKind({
@@ -78,15 +76,6 @@ export const clusterConnectionKind = defineKind({
     'named in allowedNamespaces and by cluster-scoped resources. Ready when the service accepts the credentials.',
   spec: clusterConnectionSpec,
   status: clusterConnectionStatus,
-  columns: [
-    { name: 'URL', type: 'string', jsonPath: '.spec.url', description: 'Service base URL.' },
-    {
-      name: 'Org',
-      type: 'string',
-      jsonPath: '.status.organizationId',
-      description: 'Organization id.',
-      priority: 1,
-    },
-  ],
+  columns: connectionColumns,
   defaultDeletionPolicy: undefined,
 });

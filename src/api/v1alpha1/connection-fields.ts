@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { serviceUrl } from './common.ts';
+import type { PrinterColumn } from './kind.ts';
 import { commonStatusFields } from './status.ts';
 import { celCountPresent, countPresent, withRules } from './schema-helpers.ts';
 
@@ -96,7 +97,7 @@ export function connectionSpecFields<S extends z.ZodObject, C extends z.ZodObjec
 }
 
 /** Status fields of Connection and ClusterConnection. */
-export const connectionStatusFields = {
+const connectionStatusFields = {
   ...commonStatusFields,
   id: commonStatusFields.id.describe(
     'Id of the machine identity the credentials belong to, when the service reveals it.',
@@ -107,3 +108,20 @@ export const connectionStatusFields = {
     .optional()
     .describe('Id of the organization the credentials belong to.'),
 };
+
+/** Status of Connection and ClusterConnection. */
+export const connectionStatusSchema = z
+  .object(connectionStatusFields)
+  .describe('Observed state: Ready when the service accepted the credentials.');
+
+/** Kind-specific `kubectl get` columns of Connection and ClusterConnection. */
+export const connectionColumns: readonly PrinterColumn[] = [
+  { name: 'URL', type: 'string', jsonPath: '.spec.url', description: 'Service base URL.' },
+  {
+    name: 'Org',
+    type: 'string',
+    jsonPath: '.status.organizationId',
+    description: 'Organization id.',
+    priority: 1,
+  },
+];

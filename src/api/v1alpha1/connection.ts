@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { configMapKeySelector, secretKeySelector } from './common.ts';
-import { connectionSpecFields, connectionStatusFields } from './connection-fields.ts';
+import { connectionColumns, connectionSpecFields, connectionStatusSchema } from './connection-fields.ts';
 import { defineKind } from './kind.ts';
 
 export const connectionSpec = z
@@ -14,9 +14,7 @@ export const connectionSpec = z
   );
 export type ConnectionSpec = z.output<typeof connectionSpec>;
 
-export const connectionStatus = z
-  .object(connectionStatusFields)
-  .describe('Observed state: Ready when the service accepted the credentials.');
+export const connectionStatus = connectionStatusSchema;
 export type ConnectionStatus = z.output<typeof connectionStatus>;
 
 export const connectionKind = defineKind({
@@ -29,15 +27,6 @@ export const connectionKind = defineKind({
     'there on behalf of resources in this namespace. Ready when the service accepts the credentials.',
   spec: connectionSpec,
   status: connectionStatus,
-  columns: [
-    { name: 'URL', type: 'string', jsonPath: '.spec.url', description: 'Service base URL.' },
-    {
-      name: 'Org',
-      type: 'string',
-      jsonPath: '.status.organizationId',
-      description: 'Organization id.',
-      priority: 1,
-    },
-  ],
+  columns: connectionColumns,
   defaultDeletionPolicy: undefined,
 });
