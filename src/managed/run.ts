@@ -123,6 +123,49 @@ export function composeStatus(
   return status;
 }
 
+/** The conditions a reconcile ends with. */
+export interface EndConditions {
+  /** Ready to write; undefined keeps the stored one, or writes `notReady` when there is none. */
+  readonly ready?: ConditionState;
+  readonly synced: ConditionState;
+  readonly notReady: ConditionState;
+}
+
+/**
+ * The whole status `obj` should have after a reconcile at `now` (conditions with
+ * observedGeneration, id, adapter fields, the handled reconcile request), and whether the
+ * Synced condition changed. Shared by the managed and the direct reconciler.
+ */
+export function desiredStatus(
+  obj: ManagedObject<unknown>,
+  end: EndConditions,
+  parts: StatusParts,
+  now: Date,
+): { status: ManagedStatus; syncedChanged: boolean } {
+  const previous = obj.status ?? {};
+  const generation = obj.metadata.generation;
+  const condition = (type: string, state: ConditionState): ConditionInput => ({
+    type,
+    ...state,
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+  });
+  const storedReady = getCondition(previous.conditions, CONDITION_READY);
+  let conditions = previous.conditions;
+  if (end.ready || !storedReady)
+    conditions = setCondition(conditions, condition(CONDITION_READY, end.ready ?? end.notReady), now);
+  const syncedCondition = condition(CONDITION_SYNCED, end.synced);
+  const syncedChanged = !sameCondition(getCondition(previous.conditions, CONDITION_SYNCED), syncedCondition);
+  conditions = setCondition(conditions, syncedCondition, now);
+  const handledAt = getAnnotation(obj, ANNOTATION_RECONCILE_REQUESTED_AT);
+  const status = composeStatus(previous, {
+    ...parts,
+    generation,
+    conditions,
+    ...(handledAt ? { handledAt } : {}),
+  });
+  return { status, syncedChanged };
+}
+
 const notYetReady: ConditionState = {
   status: 'False',
   reason: Reasons.Unavailable,
@@ -140,27 +183,8 @@ export async function finish<Spec extends ManagedSpecFields, Refs, Status extend
   parts: StatusParts = {},
   warning?: EventInput,
 ): Promise<boolean> {
-  const previous = run.obj.status ?? {};
-  const generation = run.obj.metadata.generation;
-  const condition = (type: string, state: ConditionState): ConditionInput => ({
-    type,
-    ...state,
-    ...(generation === undefined ? {} : { observedGeneration: generation }),
-  });
-  const storedReady = getCondition(previous.conditions, CONDITION_READY);
-  let conditions = previous.conditions;
-  if (run.ready || !storedReady)
-    conditions = setCondition(conditions, condition(CONDITION_READY, run.ready ?? notYetReady), run.now);
-  const syncedCondition = condition(CONDITION_SYNCED, synced);
-  const syncedChanged = !sameCondition(getCondition(previous.conditions, CONDITION_SYNCED), syncedCondition);
-  conditions = setCondition(conditions, syncedCondition, run.now);
-  const handledAt = getAnnotation(run.obj, ANNOTATION_RECONCILE_REQUESTED_AT);
-  const desired = composeStatus(previous, {
-    ...parts,
-    generation,
-    conditions,
-    ...(handledAt ? { handledAt } : {}),
-  });
+  const end = { ready: run.ready, synced, notReady: notYetReady };
+  const { status: desired, syncedChanged } = desiredStatus(run.obj, end, parts, run.now);
   const { object } = await patchStatusIfChanged(run.settings.patcher, run.obj, desired);
   run.obj = object;
   const events = syncedChanged && warning ? [...run.events, warning] : run.events;

@@ -4,26 +4,16 @@
  * observedGeneration (only when status changed), record events, requeue.
  */
 import type { z } from 'zod';
-import type { AdapterStatus, ManagedObject, ManagedStatus } from '../managed/external-client.ts';
+import type { AdapterStatus, ManagedObject } from '../managed/external-client.ts';
 import type { ObjectReader } from '../managed/kube-objects.ts';
-import { composeStatus, type ConditionState } from '../managed/run.ts';
+import { desiredStatus, type ConditionState } from '../managed/run.ts';
 import { classifyServiceError } from '../managed/service-errors.ts';
 import { parseSpec } from '../managed/spec.ts';
-import {
-  CONDITION_READY,
-  CONDITION_SYNCED,
-  getCondition,
-  Reasons,
-  sameCondition,
-  setCondition,
-  type ConditionInput,
-} from '../runtime/conditions.ts';
+import { Reasons } from '../runtime/conditions.ts';
 import { jitter } from '../runtime/duration.ts';
 import type { EventInput, EventRecorder } from '../runtime/events.ts';
 import {
   ANNOTATION_PAUSED,
-  ANNOTATION_RECONCILE_REQUESTED_AT,
-  getAnnotation,
   isAnnotationTrue,
   isBeingDeleted,
   type ObjectPatcher,
@@ -75,27 +65,9 @@ async function writeStatus(
   write: Write,
   settings: { patcher: ObjectPatcher<ManagedObject<unknown>>; events: EventRecorder; now: Date },
 ): Promise<void> {
-  const previous: ManagedStatus = obj.status ?? {};
-  const generation = obj.metadata.generation;
-  const condition = (type: string, state: ConditionState): ConditionInput => ({
-    type,
-    ...state,
-    ...(generation === undefined ? {} : { observedGeneration: generation }),
-  });
-  let conditions = previous.conditions;
-  const ready = write.ready ?? (getCondition(conditions, CONDITION_READY) ? undefined : notYetReady);
-  if (ready) conditions = setCondition(conditions, condition(CONDITION_READY, ready), settings.now);
-  const syncedCondition = condition(CONDITION_SYNCED, write.synced);
-  const syncedChanged = !sameCondition(getCondition(conditions, CONDITION_SYNCED), syncedCondition);
-  conditions = setCondition(conditions, syncedCondition, settings.now);
-  const handledAt = getAnnotation(obj, ANNOTATION_RECONCILE_REQUESTED_AT);
-  const desired = composeStatus(previous, {
-    ...(write.id === undefined ? {} : { id: write.id }),
-    ...(write.status === undefined ? {} : { adapterStatus: write.status }),
-    generation,
-    conditions,
-    ...(handledAt ? { handledAt } : {}),
-  });
+  const end = { ready: write.ready, synced: write.synced, notReady: notYetReady };
+  const parts = { id: write.id, adapterStatus: write.status };
+  const { status: desired, syncedChanged } = desiredStatus(obj, end, parts, settings.now);
   const { object } = await patchStatusIfChanged(settings.patcher, obj, desired);
   const events = syncedChanged && write.warning ? [...write.events, write.warning] : write.events;
   for (const event of events) await settings.events.record(object, event);
