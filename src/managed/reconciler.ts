@@ -25,16 +25,17 @@ import { deleteExternal } from './deletion.ts';
 import type { AdapterStatus, ManagedSpecFields } from './external-client.ts';
 import { REFERENCE_NOT_READY } from './references.ts';
 import { withDefaults, type ManagedReconcilerOptions } from './reconciler-options.ts';
-import { finish, stepAction, stepFailureEvent, type ConditionState, type Run } from './run.ts';
+import {
+  finish,
+  pausedCondition,
+  stepAction,
+  stepFailureEvent,
+  type ConditionState,
+  type Run,
+} from './run.ts';
 import { classifyServiceError } from './service-errors.ts';
 import { parseSpec, pollIntervalOf } from './spec.ts';
 import { syncExternal } from './sync.ts';
-
-const paused: ConditionState = {
-  status: 'False',
-  reason: Reasons.Paused,
-  message: `reconciliation is paused by the ${ANNOTATION_PAUSED} annotation`,
-};
 
 const synced: ConditionState = {
   status: 'True',
@@ -126,7 +127,7 @@ export function createManagedReconciler<Spec extends ManagedSpecFields, Refs, St
       events: [],
     };
     if (isAnnotationTrue(obj, ANNOTATION_PAUSED)) {
-      await finish(run, paused);
+      await finish(run, pausedCondition);
       return {};
     }
     try {

@@ -13,7 +13,11 @@ import {
   type ConditionStatus,
 } from '../runtime/conditions.ts';
 import type { EventInput } from '../runtime/events.ts';
-import { ANNOTATION_RECONCILE_REQUESTED_AT, getAnnotation } from '../runtime/object-meta.ts';
+import {
+  ANNOTATION_PAUSED,
+  ANNOTATION_RECONCILE_REQUESTED_AT,
+  getAnnotation,
+} from '../runtime/object-meta.ts';
 import type { ReconcileContext } from '../runtime/reconcile.ts';
 import { patchStatusIfChanged } from '../runtime/status.ts';
 import type { AdapterStatus, ManagedObject, ManagedSpecFields, ManagedStatus } from './external-client.ts';
@@ -66,6 +70,13 @@ export interface ConditionState {
   readonly reason: string;
   readonly message: string;
 }
+
+/** Synced while `coffer.dev/paused` is "true" (nothing else is done). */
+export const pausedCondition: ConditionState = {
+  status: 'False',
+  reason: Reasons.Paused,
+  message: `reconciliation is paused by the ${ANNOTATION_PAUSED} annotation`,
+};
 
 /** One reconcile in progress. Mutable: steps update `obj` after each write and push events. */
 export interface Run<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus> {

@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import type { AdapterStatus, ManagedObject } from '../managed/external-client.ts';
 import type { ObjectReader } from '../managed/kube-objects.ts';
-import { desiredStatus, type ConditionState } from '../managed/run.ts';
+import { desiredStatus, pausedCondition, type ConditionState } from '../managed/run.ts';
 import { classifyServiceError } from '../managed/service-errors.ts';
 import { parseSpec } from '../managed/spec.ts';
 import { Reasons } from '../runtime/conditions.ts';
@@ -36,12 +36,6 @@ const synced: ConditionState = {
   status: 'True',
   reason: Reasons.ReconcileSuccess,
   message: 'the last reconcile succeeded',
-};
-
-const paused: ConditionState = {
-  status: 'False',
-  reason: Reasons.Paused,
-  message: `reconciliation is paused by the ${ANNOTATION_PAUSED} annotation`,
 };
 
 const notYetReady: ConditionState = {
@@ -91,7 +85,7 @@ export function createDirectReconciler<Spec, Status extends AdapterStatus>(
     }
     const settings = { patcher: options.patcher, events: options.events, now: now() };
     if (isAnnotationTrue(obj, ANNOTATION_PAUSED)) {
-      await writeStatus(obj, { synced: paused, events: [] }, settings);
+      await writeStatus(obj, { synced: pausedCondition, events: [] }, settings);
       return {};
     }
     try {
