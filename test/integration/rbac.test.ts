@@ -1,0 +1,239 @@
+/**
+ * The chart's RBAC is sufficient and minimal. The chart is rendered with the cached helm (default
+ * values, cluster-wide, leader election on), its ServiceAccount, ClusterRole, Role and bindings are
+ * applied to a control plane of this test's own — started with the OwnerReferencesPermissionEnforcement
+ * admission plugin that hardened clusters (OpenShift) enable — and the operator runs in-process
+ * authenticated as that ServiceAccount.
+ *
+ * Sufficient: the main scenarios of the kinds pass (`rbac-scenarios.ts`): the operator gets ready
+ * and holds the leader Lease; a Bootstrap writes its output Secret and creates its Connection, both
+ * Ready; a Project and a SecretBatch get Ready and a changed source Secret reaches the service;
+ * events are recorded; deleting the SecretBatch removes its finalizer and its key.
+ *
+ * Minimal: for every rule of every rendered role, the role is applied without that rule and the
+ * scenario named in `ruleNeeds` must fail, with a 403 in the operator's log as the reason. A rule
+ * with no entry in `ruleNeeds` fails the test: give it a scenario or remove it from the chart.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  AuthorizationV1Api,
+  type KubeConfig,
+  type KubernetesObject,
+  type V1PolicyRule,
+} from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { applyObjects } from '../../src/sandbox/control-plane/cluster.ts';
+import { locateBinaries, readPinnedVersions } from '../support/control-plane-binaries.ts';
+import { startControlPlane, testFieldManager, type ControlPlane } from '../support/control-plane.ts';
+import { waitFor } from '../support/kube.ts';
+import { finishRun, prepareRun, runScenarios, type ScenarioName } from './rbac-scenarios.ts';
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const chartNamespace = 'coffer-system';
+
+interface Role extends KubernetesObject {
+  kind: 'ClusterRole' | 'Role';
+  metadata: { name: string; namespace?: string };
+  rules: V1PolicyRule[];
+}
+
+/** The chart's RBAC objects (ServiceAccount, roles, bindings) for the default values. */
+function renderRbac(): KubernetesObject[] {
+  const helm = locateBinaries().helm;
+  if (!helm) throw new Error('cannot render the chart: helm not found; run `npm run control-plane:install`');
+  const home = mkdtempSync(join(tmpdir(), 'coffer-rbac-helm-'));
+  try {
+    const args = ['template', 'coffer', join(repo, 'charts/coffer'), '-n', chartNamespace];
+    args.push('--kube-version', readPinnedVersions().kubernetes);
+    args.push('--set', 'crds.install=false', '--set', 'leaderElection.enabled=true');
+    const env = { ...process.env, HELM_CACHE_HOME: home, HELM_CONFIG_HOME: home, HELM_DATA_HOME: home };
+    const result = spawnSync(helm, args, { encoding: 'utf8', env });
+    if (result.status !== 0) throw new Error(`cannot render the chart: ${result.stderr}`);
+    const kinds = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
+    return parseAllDocuments(result.stdout)
+      .map((doc) => doc.toJS() as KubernetesObject | null)
+      .filter((obj): obj is KubernetesObject => obj !== null && kinds.has(obj.kind ?? ''));
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+const has = (list: string[] | undefined, item: string) => list?.includes(item) ?? false;
+
+/**
+ * Why each rule exists: the first scenario that fails without it. Matched against the rendered
+ * rules; the chart template's comment on each rule says the same in words.
+ */
+const ruleNeeds: { what: string; matches: (rule: V1PolicyRule) => boolean; breaks: ScenarioName }[] = [
+  {
+    what: 'coffer.dev kinds: informers list and watch them; finalizers and annotations are patched',
+    matches: (r) => has(r.apiGroups, 'coffer.dev') && has(r.resources, 'projects'),
+    breaks: 'operator ready and leading',
+  },
+  {
+    what: 'coffer.dev status subresources: Ready/Synced conditions',
+    matches: (r) => has(r.apiGroups, 'coffer.dev') && has(r.resources, 'bootstraps/status'),
+    breaks: 'Bootstrap writes its Secret and Connection, both Ready',
+  },
+  {
+    what: 'coffer.dev finalizers subresources: blockOwnerDeletion on owned Secrets and Connections',
+    matches: (r) => has(r.apiGroups, 'coffer.dev') && has(r.resources, 'bootstraps/finalizers'),
+    breaks: 'Bootstrap writes its Secret and Connection, both Ready',
+  },
+  {
+    what: 'create Connections: the Bootstrap creates the Connection it produces',
+    matches: (r) =>
+      has(r.apiGroups, 'coffer.dev') && has(r.resources, 'connections') && has(r.verbs, 'create'),
+    breaks: 'Bootstrap writes its Secret and Connection, both Ready',
+  },
+  {
+    what: 'Secrets: informer, credentials, published Secrets',
+    matches: (r) => has(r.resources, 'secrets'),
+    breaks: 'operator ready and leading',
+  },
+  {
+    what: 'ConfigMaps: informer and CA bundles',
+    matches: (r) => has(r.resources, 'configmaps'),
+    breaks: 'operator ready and leading',
+  },
+  {
+    what: 'Events about the resources',
+    matches: (r) => has(r.resources, 'events'),
+    breaks: 'events recorded',
+  },
+  {
+    what: 'Namespaces: informer for ClusterConnection admission',
+    matches: (r) => has(r.resources, 'namespaces'),
+    breaks: 'operator ready and leading',
+  },
+  {
+    what: 'Leases: leader election',
+    matches: (r) => has(r.apiGroups, 'coordination.k8s.io') && has(r.resources, 'leases'),
+    breaks: 'operator ready and leading',
+  },
+];
+
+const rbac = renderRbac();
+const roles = rbac.filter((o): o is Role => o.kind === 'ClusterRole' || o.kind === 'Role');
+const account = rbac.find((o) => o.kind === 'ServiceAccount')?.metadata?.name ?? '';
+const cases = roles.flatMap((role) =>
+  role.rules.map((rule, index) => ({
+    role,
+    index,
+    rule,
+    label: `${role.kind} ${role.metadata.name} rule ${index + 1}: ${(rule.resources ?? []).slice(0, 2).join(', ')}${
+      (rule.resources?.length ?? 0) > 2 ? ', ...' : ''
+    } [${rule.verbs.join(', ')}]`,
+  })),
+);
+
+/** True when the ServiceAccount may `verb` the first resource of `rule` (in `namespace`). */
+async function allowed(admin: KubeConfig, rule: V1PolicyRule, namespace: string): Promise<boolean> {
+  const [resource = '', subresource] = (rule.resources?.[0] ?? '').split('/');
+  const review = await admin.makeApiClient(AuthorizationV1Api).createSubjectAccessReview({
+    body: {
+      spec: {
+        user: `system:serviceaccount:${chartNamespace}:${account}`,
+        groups: ['system:serviceaccounts', `system:serviceaccounts:${chartNamespace}`],
+        resourceAttributes: {
+          group: rule.apiGroups?.[0] ?? '',
+          resource,
+          ...(subresource ? { subresource } : {}),
+          verb: rule.verbs[0] ?? 'get',
+          namespace,
+        },
+      },
+    },
+  });
+  return review.status?.allowed ?? false;
+}
+
+describe('the chart’s RBAC', () => {
+  let plane: ControlPlane;
+  let admin: KubeConfig;
+  let serviceAccount: KubeConfig;
+
+  beforeAll(async () => {
+    plane = await startControlPlane({
+      apiServerArgs: ['--enable-admission-plugins=OwnerReferencesPermissionEnforcement'],
+    });
+    admin = plane.kubeConfig();
+    const crdDir = join(repo, 'crds');
+    await plane.installCRDs(
+      readdirSync(crdDir)
+        .filter((f) => f.endsWith('.coffer.dev.yaml'))
+        .map((f) => join(crdDir, f)),
+    );
+    await plane.createNamespace(chartNamespace);
+    await applyObjects(admin, rbac, testFieldManager);
+    serviceAccount = await plane.clientForServiceAccount(chartNamespace, account);
+  }, 120_000);
+
+  afterAll(async () => {
+    await plane?.stop();
+  }, 30_000);
+
+  it('renders a ClusterRole, the leader-election Role and a ServiceAccount', () => {
+    expect(roles.map((r) => `${r.kind}/${r.metadata.name}`)).toEqual([
+      'ClusterRole/coffer-manager',
+      'Role/coffer-leader-election',
+    ]);
+    expect(account).toBe('coffer');
+  });
+
+  it(
+    'is sufficient: the main scenarios pass as the ServiceAccount, without a 403',
+    { timeout: 240_000 },
+    async () => {
+      const run = await prepareRun(admin, chartNamespace);
+      try {
+        const result = await runScenarios(run, serviceAccount, 60_000);
+        expect(
+          result,
+          `${result?.failed}: ${result?.error.message}\n${run.logs.join('').slice(-3000)}`,
+        ).toBeUndefined();
+        expect(run.logs.join('')).not.toMatch(/forbidden/i);
+      } finally {
+        await finishRun(run);
+      }
+    },
+  );
+
+  describe('is minimal: without any one rule, a scenario fails with a 403', () => {
+    it.for(cases)('$label', { timeout: 180_000 }, async ({ role, index, rule }) => {
+      const need = ruleNeeds.find((n) => n.matches(rule));
+      expect(need, `no scenario needs this rule: remove it from the chart or add a scenario`).toBeDefined();
+      const without: Role = { ...role, rules: role.rules.filter((_, i) => i !== index) };
+      await applyObjects(admin, [without], testFieldManager);
+      const run = await prepareRun(admin, chartNamespace);
+      // A Role's rule is checked where it applies; a ClusterRole's in the run's namespace.
+      const namespace = role.metadata.namespace ?? run.namespace;
+      try {
+        // RBAC changes reach the authorizer through a watch: wait until the rule is really gone.
+        await waitFor(async () => !(await allowed(admin, rule, namespace)), {
+          timeoutMs: 15_000,
+          message:
+            'the removed rule to stop granting access (still granted: another rule grants the same, so this one is redundant)',
+        });
+        const result = await runScenarios(run, serviceAccount, 12_000);
+        expect(result?.failed, need?.what).toBe(need?.breaks);
+        await waitFor(() => /forbidden/i.test(run.logs.join('')), {
+          timeoutMs: 20_000,
+          message: 'a 403 in the operator log',
+        });
+      } finally {
+        await finishRun(run);
+        await applyObjects(admin, [role], testFieldManager);
+        await waitFor(() => allowed(admin, rule, namespace), {
+          timeoutMs: 15_000,
+          message: 'the rule to be back',
+        });
+      }
+    });
+  });
+});
