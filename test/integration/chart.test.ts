@@ -170,7 +170,6 @@ describe('Helm chart charts/coffer', () => {
       expect(role.metadata?.namespace).toBe('coffer-system');
       expect(role.rules).toEqual([
         { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
-        { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
       ]);
       expect(objects.some((o) => o.kind === 'PodDisruptionBudget')).toBe(false);
     });
