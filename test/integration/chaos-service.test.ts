@@ -1,0 +1,145 @@
+// Service faults: the devserver's fault injection (5xx answers, added latency, dropped
+// connections) and a 429 storm from its rate limiter. While the service fails, conditions say
+// why (ServiceUnavailable, ServiceUnreachable, RateLimited); the operator backs off per resource
+// instead of hammering the service (calls are counted over a window, after a warm-up); and once
+// the faults stop — or even while a share of requests still fails — every resource converges to
+// Ready with exactly one service project each.
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
+
+const suffix = randomBytes(3).toString('hex');
+
+function projectSpec(slug: string): Record<string, unknown> {
+  return {
+    connectionRef: { name: 'coffer' },
+    name: slug,
+    slug,
+    environments: [{ name: 'Development', slug: 'dev' }],
+  };
+}
+
+/** Slugs of every project the service holds for the harness's organization (GET /api/v1/workspace). */
+async function serviceProjectSlugs(h: OperatorHarness): Promise<string[]> {
+  const response = await fetch(`${h.url}/api/v1/workspace`, {
+    headers: { authorization: `Bearer ${h.admin.token}` },
+  });
+  if (!response.ok) throw new Error(`cannot list projects: service answered ${response.status}`);
+  const body = (await response.json()) as { workspaces: { slug: string }[] };
+  return body.workspaces.map((p) => p.slug);
+}
+
+/** Creates `count` Projects named `<prefix>-<i>`; returns their names (also their slug stems). */
+async function createProjects(h: OperatorHarness, prefix: string, count: number): Promise<string[]> {
+  const names = Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
+  await Promise.all(names.map((name) => h.create('Project', name, projectSpec(`${name}-${suffix}`))));
+  return names;
+}
+
+async function waitAll(names: readonly string[], wait: (name: string) => Promise<unknown>): Promise<void> {
+  await Promise.all(names.map(wait));
+}
+
+/** Requests per resource per second the devserver answered over `ms` (stats reset first). */
+async function callRate(h: OperatorHarness, resources: number, ms: number): Promise<number> {
+  h.devserver.stats.reset();
+  await sleep(ms);
+  return h.devserver.stats.requests.total / resources / (ms / 1000);
+}
+
+describe('service faults', () => {
+  let h: OperatorHarness;
+  beforeAll(async () => {
+    h = await startOperatorHarness({ logLevel: 'info' });
+  });
+  afterAll(async () => {
+    h.devserver.faults.update({ errorRatio: 0, dropRatio: 0, latencyMs: 0 });
+    await h?.stop();
+  });
+
+  it('explains a total outage (5xx), backs off, and converges afterwards', async () => {
+    h.devserver.faults.update({ errorRatio: 1 });
+    const names = await createProjects(h, 'outage', 8);
+    const unavailable = { type: 'Synced', status: 'False', reason: 'ServiceUnavailable' } as const;
+    await waitAll(names, (n) => h.waitForCondition('Project', n, unavailable));
+    // Warm-up: keep failing for a while so that every key's backoff has grown (about doubling per
+    // failure from 5 ms: after ~30 s of failures the next retry of a key is ~15-30 s away).
+    await sleep(30_000);
+    const rate = await callRate(h, names.length, 15_000);
+    console.log(`[chaos] total outage: ${rate.toFixed(2)} service calls per resource per second after 30 s`);
+    // Without backoff, 4 workers retrying 8 resources make ~3 calls per resource per second (each
+    // reconcile makes up to 4 attempts in the client, ~0.7 s); with it, at most a reconcile or two
+    // per resource in the window.
+    expect(rate).toBeLessThan(1);
+    h.devserver.faults.update({ errorRatio: 0 });
+    const started = Date.now();
+    await waitAll(names, (n) => h.waitForReady('Project', n, { timeoutMs: 330_000 }));
+    console.log(`[chaos] converged ${((Date.now() - started) / 1000).toFixed(1)} s after the outage ended`);
+  }, 420_000);
+
+  it('explains dropped connections (ServiceUnreachable) and recovers from interrupted creates', async () => {
+    h.devserver.faults.update({ dropRatio: 1 });
+    const names = await createProjects(h, 'dropped', 4);
+    const unreachable = { type: 'Synced', status: 'False', reason: 'ServiceUnreachable' } as const;
+    await waitAll(names, (n) => h.waitForCondition('Project', n, unreachable));
+    h.devserver.faults.update({ dropRatio: 0 });
+    await waitAll(names, (n) => h.waitForReady('Project', n, { timeoutMs: 330_000 }));
+  }, 400_000);
+
+  it('converges while 30% of requests fail, 10% are dropped and every answer is 150 ms late', async () => {
+    h.devserver.faults.update({ errorRatio: 0.3, dropRatio: 0.1, latencyMs: 150 });
+    try {
+      const names = await createProjects(h, 'flaky', 12);
+      await waitAll(names, (n) => h.waitForReady('Project', n, { timeoutMs: 330_000 }));
+    } finally {
+      h.devserver.faults.update({ errorRatio: 0, dropRatio: 0, latencyMs: 0 });
+    }
+    expect(h.devserver.stats.snapshot().faults.errors).toBeGreaterThan(0);
+  }, 400_000);
+
+  it('holds exactly one service project per resource (no duplicate, no leak)', async () => {
+    const slugs = await serviceProjectSlugs(h);
+    const ours = slugs.filter((s) => s.endsWith(`-${suffix}`)).sort();
+    const expected = ['outage', 'dropped', 'flaky']
+      .flatMap((prefix, i) =>
+        Array.from({ length: [8, 4, 12][i] ?? 0 }, (_, j) => `${prefix}-${j}-${suffix}`),
+      )
+      .sort();
+    expect(ours).toEqual(expected);
+  });
+});
+
+describe('429 storm', () => {
+  let h: OperatorHarness;
+  // Twelve writes per minute: creating ten Projects (a create and an environment each) exhausts
+  // the window at once, so the service answers 429 with a Retry-After of most of a minute.
+  beforeAll(async () => {
+    h = await startOperatorHarness({ logLevel: 'info', devserver: { rateLimit: { write: 12 } } });
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  it('explains the storm (RateLimited), waits for Retry-After instead of retrying, and converges', async () => {
+    h.devserver.stats.reset();
+    const names = await createProjects(h, 'storm', 10);
+    const limited = { type: 'Synced', status: 'False', reason: 'RateLimited' } as const;
+    await Promise.any(names.map((n) => h.waitForCondition('Project', n, limited, { timeoutMs: 60_000 })));
+    const started = Date.now();
+    await waitAll(names, (n) => h.waitForReady('Project', n, { timeoutMs: 240_000 }));
+    const stats = h.devserver.stats.snapshot();
+    console.log(
+      `[chaos] 429 storm: ${stats.rateLimited} answers 429 for ${names.length} resources, ` +
+        `${stats.writes.total} writes; all Ready ${((Date.now() - started) / 1000).toFixed(1)} s after the first RateLimited`,
+    );
+    console.log(
+      `[chaos] 429 storm requests by route and status: ${JSON.stringify(stats.requests.byRoute)} ${JSON.stringify(stats.requests.byStatus)}`,
+    );
+    expect(stats.rateLimited).toBeGreaterThan(0);
+    // Honouring Retry-After means a few 429s per resource per window, not a retry loop.
+    expect(stats.rateLimited).toBeLessThanOrEqual(names.length * 5);
+    const ours = (await serviceProjectSlugs(h)).filter((s) => s.startsWith('storm-')).sort();
+    expect(ours).toEqual(names.map((n) => `${n}-${suffix}`).sort());
+  }, 330_000);
+});
