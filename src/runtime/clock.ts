@@ -23,6 +23,20 @@ export const systemClock: Clock = {
   },
 };
 
+/** Resolves after `ms` on `clock`, or at once when `signal` is (or becomes) aborted; never rejects. */
+export function sleepOn(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      cancel();
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const cancel = clock.setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
 interface ManualTimer {
   readonly due: number;
   readonly seq: number;

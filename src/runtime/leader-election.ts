@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from './clock.ts';
+import { sleepOn, systemClock, type Clock } from './clock.ts';
 import { LeaseConflictError, type LeaseRecord, type LeaseStore, type VersionedLease } from './lease-store.ts';
 
 export interface LeaderElectionOptions {
@@ -192,15 +192,6 @@ export class LeaderElector {
   }
 
   private sleep(ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      if (signal.aborted) return resolve();
-      const done = (): void => {
-        cancel();
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const cancel = this.clock.setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-    });
+    return sleepOn(this.clock, ms, signal);
   }
 }

@@ -15,7 +15,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { ExponentialBackoff, type BackoffOptions } from './backoff.ts';
-import { systemClock, type Clock } from './clock.ts';
+import { sleepOn, systemClock, type Clock } from './clock.ts';
 import { KubeHttpError } from './kube-request.ts';
 import { listAll, watchFrom, type KubeObject, type ListWatchQuery, type WatchEvent } from './list-watch.ts';
 
@@ -153,19 +153,8 @@ export class Reflector<T extends KubeObject> {
   }
 
   private sleep(ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      if (signal.aborted || ms <= 0) {
-        resolve();
-        return;
-      }
-      const done = (): void => {
-        cancel();
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const cancel = this.clock.setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-    });
+    // No timer for a zero delay: the restart after a silent watch happens at once.
+    return ms <= 0 ? Promise.resolve() : sleepOn(this.clock, ms, signal);
   }
 }
 
