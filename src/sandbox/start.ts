@@ -1,14 +1,16 @@
 /**
  * `startSandbox`: everything `coffer sandbox` runs, in-process and without the terminal parts, so
- * tests drive it the same way. In order: a cluster (a local control plane, or `kubeconfig`), the
- * CRDs and a devserver (in parallel), the namespace, the Bootstrap with its password Secret, the
- * operator, then the samples. Whatever was started is stopped again when a later step fails.
+ * tests drive it the same way. In order: a cluster (a local control plane, or `kubeconfig`); the
+ * CRDs, the namespace and a devserver (in parallel); the Bootstrap with its password Secret and the
+ * samples; then the operator, which finds them all at its first list. Whatever was started is
+ * stopped again when a later step fails.
  */
 import type { StdioOptions } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, type KubernetesObject } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { buildAllCrds } from '../api/crd/build.ts';
 import type { KindController } from '../controllers/kind-controller.ts';
 import type { StartOperatorOptions } from '../operator/start.ts';
 import { readExternalIds, restoreBootstrapOutput, withExternalIds } from './data-dir.ts';
@@ -91,14 +93,13 @@ async function obtainCluster(options: SandboxOptions, log: (line: string) => voi
  * takes seconds of CPU that would otherwise come on top of the control plane's start-up.
  */
 async function loadModules() {
-  const [crd, controllers, devserver, operator, logger] = await Promise.all([
-    import('../api/crd/build.ts'),
+  const [controllers, devserver, operator, logger] = await Promise.all([
     import('../controllers/index.ts'),
     import('../devserver/server.ts'),
     import('../operator/start.ts'),
     import('../runtime/logger.ts'),
   ]);
-  return { ...crd, ...controllers, ...devserver, ...operator, ...logger };
+  return { ...controllers, ...devserver, ...operator, ...logger };
 }
 
 type Modules = Awaited<ReturnType<typeof loadModules>>;
@@ -112,24 +113,27 @@ function whatCanGetReady(options: SandboxOptions, plan: SamplePlan, modules: Mod
   return { registeredKinds, blocked };
 }
 
-/** Applies the Bootstrap; with a reused data dir, restores its output Secret first-hand. */
-async function applyBootstrap(
-  cluster: SandboxCluster,
-  objects: readonly KubernetesObject[],
-  restoreFrom: string | undefined,
-): Promise<boolean> {
-  const kc = cluster.kubeConfig();
-  const stored = await applyObjects(kc, objects, SANDBOX_FIELD_MANAGER);
+/**
+ * Applies the Bootstrap and the samples (with the previous run's external ids when a data dir is
+ * reused) and, in that case, restores the Bootstrap's output Secret, all before the operator
+ * starts, so it never calls the bootstrap endpoint of an instance that is already set up.
+ */
+async function applyResources(
+  kc: KubeConfig,
+  plan: SamplePlan,
+  reusedDir: string | undefined,
+): Promise<void> {
+  const ids = reusedDir ? readExternalIds(reusedDir) : new Map<string, string>();
+  const samples = withExternalIds(plan.samples, (obj) => ids.get(resourceKey(resourceOf(obj))));
+  const stored = await applyObjects(kc, [...plan.bootstrap, ...samples], SANDBOX_FIELD_MANAGER);
   const bootstrap = stored.find((obj) => obj.kind === 'Bootstrap');
   const output = (bootstrap as { spec?: { outputSecretName?: unknown } } | undefined)?.spec?.outputSecretName;
-  if (!restoreFrom || !bootstrap || typeof output !== 'string') return false;
-  const core = kc.makeApiClient(CoreV1Api);
+  if (!reusedDir || !bootstrap || typeof output !== 'string') return;
   try {
-    return await restoreBootstrapOutput(core, bootstrap, output, restoreFrom);
+    await restoreBootstrapOutput(kc.makeApiClient(CoreV1Api), bootstrap, output, reusedDir);
   } catch (error) {
     // Already there (an existing cluster keeps it between runs): the Bootstrap uses it.
-    if (statusCodeOf(error) === 409) return false;
-    throw error;
+    if (statusCodeOf(error) !== 409) throw error;
   }
 }
 
@@ -146,20 +150,23 @@ async function startInOrder(options: SandboxOptions, cleanups: Cleanup[], phases
   loading.catch(() => undefined);
   const cluster = await timed(phases, 'control plane', () => obtainCluster(options, log));
   cleanups.push(() => cluster.stop());
-  const modules = await loading;
   const kc = cluster.kubeConfig();
-  const [devserver] = await timed(phases, 'CRDs and devserver', () =>
-    Promise.all([
-      modules.startDevServer({ port: 0, dataFile }),
-      installCrds(kc, modules.buildAllCrds(), SANDBOX_FIELD_MANAGER),
+  const devserver = await timed(phases, 'CRDs and devserver', async () => {
+    const crds = Promise.all([
+      installCrds(kc, buildAllCrds(), SANDBOX_FIELD_MANAGER),
       ensureNamespace(kc.makeApiClient(CoreV1Api), namespace),
-    ]),
-  );
-  cleanups.push(() => devserver.close());
+    ]);
+    crds.catch(() => undefined);
+    const started = await (await loading).startDevServer({ port: 0, dataFile });
+    cleanups.push(() => started.close());
+    await crds;
+    return started;
+  });
+  const modules = await loading;
   log(`devserver listening on ${devserver.url}${reused ? ` (state reused from ${dataFile})` : ''}`);
 
   const plan = planSamples(namespace, devserver.url, options.samplesDir);
-  await timed(phases, 'bootstrap', () => applyBootstrap(cluster, plan.bootstrap, reused ? dir : undefined));
+  await timed(phases, 'samples', () => applyResources(kc, plan, reused ? dir : undefined));
 
   const operatorLogPath = join(dir, 'operator.log');
   const stream = openLog(operatorLogPath, cleanups);
@@ -184,10 +191,6 @@ async function startInOrder(options: SandboxOptions, cleanups: Cleanup[], phases
     return running;
   });
   log(`operator running (log: ${operatorLogPath})`);
-  // A reused data dir: adopt the service objects of the previous run by their external ids.
-  const ids = reused ? readExternalIds(dir) : new Map<string, string>();
-  const samples = withExternalIds(plan.samples, (obj) => ids.get(resourceKey(resourceOf(obj))));
-  await timed(phases, 'samples', () => applyObjects(kc, samples, SANDBOX_FIELD_MANAGER));
   return new Sandbox({
     cluster,
     namespace,
