@@ -2,10 +2,8 @@
 // holds a parseable X.509 CA certificate) and read back, update the mutable fields, drift
 // corrected by the poll, deletion with each policy, adoption by annotation, a CA that does not
 // match the spec, an intermediate CA waiting for its certificate, invalid input refused.
-// The metadata shim must load before @peculiar/x509 (see reflect-metadata.ts).
-import '../../src/devserver/domain/reflect-metadata.ts';
 import { randomBytes } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
+import * as x509 from '../../src/x509.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { certificateAuthorityController } from '../../src/controllers/certificate-authority/index.ts';
 import { projectController } from '../../src/controllers/project/index.ts';

@@ -1,7 +1,5 @@
 // The CertificateAuthority adapter against a devserver on loopback.
-// The metadata shim must load before @peculiar/x509 (see reflect-metadata.ts).
-import '../../devserver/domain/reflect-metadata.ts';
-import * as x509 from '@peculiar/x509';
+import * as x509 from '../../x509.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startContract, type Contract } from '../../../test/support/client-contract.ts';
 import { certificateAuthoritySpec, type CertificateAuthoritySpec } from '../../api/v1alpha1/index.ts';
