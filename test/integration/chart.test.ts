@@ -179,28 +179,18 @@ describe('Helm chart charts/coffer', () => {
       const byResource = new Map<string, string[]>();
       for (const rule of role.rules ?? [])
         for (const r of rule.resources ?? []) byResource.set(r, rule.verbs);
-      expect(byResource.get('projects')).toEqual(['get', 'list', 'watch', 'update', 'patch']);
-      expect(byResource.get('clusterconnections/status')).toEqual(['get', 'update', 'patch']);
+      expect(byResource.get('projects')).toEqual(['get', 'list', 'watch', 'patch']);
+      expect(byResource.get('clusterconnections/status')).toEqual(['patch']);
       expect(byResource.get('secretbatches/finalizers')).toEqual(['update']);
-      expect(byResource.get('secrets')).toEqual([
-        'get',
-        'list',
-        'watch',
-        'create',
-        'update',
-        'patch',
-        'delete',
-      ]);
+      expect(byResource.get('secrets')).toEqual(['get', 'list', 'watch', 'create', 'update', 'delete']);
       expect(byResource.get('configmaps')).toEqual(['get', 'list', 'watch']);
-      expect(byResource.get('namespaces')).toEqual(['get', 'list', 'watch']);
+      expect(byResource.get('namespaces')).toEqual(['list', 'watch']);
       expect(new Set(resourcesOf(role.rules).filter((r) => !r.includes('/'))).size).toBe(12 + 4);
-      // No delete on coffer.dev objects, create only on Connections (Bootstrap), no wildcard.
+      // No delete on coffer.dev objects, create and update only on Connections (Bootstrap), no wildcard.
       const verbs = (role.rules ?? []).flatMap((r) => r.verbs);
       expect(verbs).not.toContain('*');
-      for (const rule of (role.rules ?? []).filter((r) => r.apiGroups?.includes('coffer.dev'))) {
-        expect(rule.verbs).not.toContain('delete');
-        if (rule.verbs.includes('create')) expect(rule.resources).toEqual(['connections']);
-      }
+      for (const rule of (role.rules ?? []).filter((r) => r.apiGroups?.includes('coffer.dev')))
+        expectNarrowCofferWrites(rule);
       const binding = only<KubernetesObject & { subjects: unknown[] }>(objects, 'ClusterRoleBinding');
       expect(binding.subjects).toEqual([
         { kind: 'ServiceAccount', name: 'coffer', namespace: 'coffer-system' },
@@ -406,3 +396,14 @@ describe('Helm chart charts/coffer', () => {
     });
   });
 });
+
+/**
+ * No delete on coffer.dev objects; create only on Connections (the Bootstrap's); full updates only
+ * where a whole object is replaced (that Connection) and on the finalizers subresource.
+ */
+function expectNarrowCofferWrites(rule: { resources?: string[]; verbs: string[] }): void {
+  expect(rule.verbs).not.toContain('delete');
+  if (rule.verbs.includes('create')) expect(rule.resources).toEqual(['connections']);
+  const finalizersOnly = (rule.resources ?? []).every((r) => r.endsWith('/finalizers'));
+  if (rule.verbs.includes('update') && !finalizersOnly) expect(rule.resources).toEqual(['connections']);
+}

@@ -118,22 +118,23 @@ The rules the operator needs on coffer.dev resources, for a list of plural resou
 */}}
 {{- define "coffer.cofferRules" -}}
 {{- $resources := . | fromYamlArray -}}
-# Read and watch every resource to reconcile it; update/patch to add and remove the
-# coffer.dev/finalizer and to record the coffer.dev/external-id and create-pending annotations.
-# No delete: these objects belong to their users.
+# Read and watch every resource to reconcile it; patch to add and remove the coffer.dev/finalizer
+# and to record the coffer.dev/external-id and create-pending annotations (always JSON/merge
+# patches, never a full update). No delete: these objects belong to their users.
 - apiGroups: ["coffer.dev"]
   resources:
   {{- range $resources }}
     - {{ . }}
   {{- end }}
-  verbs: ["get", "list", "watch", "update", "patch"]
-# Status subresource: the Ready/Synced conditions, observedGeneration and outputs.
+  verbs: ["get", "list", "watch", "patch"]
+# Status subresource: the Ready/Synced conditions, observedGeneration and outputs (merge patches
+# only, written when something changed).
 - apiGroups: ["coffer.dev"]
   resources:
   {{- range $resources }}
     - {{ . }}/status
   {{- end }}
-  verbs: ["get", "update", "patch"]
+  verbs: ["patch"]
 # Finalizers subresource: published Secrets carry an owner reference with blockOwnerDeletion,
 # which the OwnerReferencesPermissionEnforcement admission plugin (on in OpenShift and some
 # hardened clusters) only allows to those who may update the owner's finalizers.
@@ -150,22 +151,24 @@ Rules that only the namespaced kinds need, on top of coffer.cofferRules.
 */}}
 {{- define "coffer.namespacedExtraRules" -}}
 # Connections: a Bootstrap with createConnection: true creates the Connection it produces (owned
-# by the Bootstrap, so garbage collection removes it). Create only on this one kind.
+# by the Bootstrap, so garbage collection removes it) and replaces its spec when the Bootstrap's
+# changes. Create and update on this one kind.
 - apiGroups: ["coffer.dev"]
   resources: ["connections"]
-  verbs: ["create"]
+  verbs: ["create", "update"]
 {{- end }}
 
 {{/*
 Rules on core resources inside the namespaces the operator watches.
 */}}
 {{- define "coffer.coreRules" -}}
-# Secrets: read Connection credentials and SecretBatch sources; create, update and repair the
-# Secrets the operator publishes (credentials, certificates, tokens); delete a published Secret
-# the spec no longer asks for. Watched so an edited or deleted Secret is repaired at once.
+# Secrets: read Connection credentials and SecretBatch sources; create, update (replace) and
+# repair the Secrets the operator publishes (credentials, certificates, tokens); delete a
+# published Secret the spec no longer asks for. Watched so an edited or deleted Secret is
+# repaired at once. No patch: published Secrets are always replaced whole.
 - apiGroups: [""]
   resources: ["secrets"]
-  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
+  verbs: ["get", "list", "watch", "create", "update", "delete"]
 # ConfigMaps: read CA bundles referenced by Connections (custom service TLS roots).
 - apiGroups: [""]
   resources: ["configmaps"]
@@ -181,10 +184,10 @@ Cluster-scoped read rules.
 */}}
 {{- define "coffer.namespaceRules" -}}
 # Namespaces: ClusterConnections select the namespaces allowed to use them by label, so the
-# operator reads namespace labels. Read-only.
+# operator reads namespace labels from a watched cache (list + watch, no single gets). Read-only.
 - apiGroups: [""]
   resources: ["namespaces"]
-  verbs: ["get", "list", "watch"]
+  verbs: ["list", "watch"]
 {{- end }}
 
 {{/*
