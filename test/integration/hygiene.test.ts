@@ -1,6 +1,7 @@
 // Secret hygiene: scenarios that handle recognisable secret values (access tokens, a rejected
 // token, a bootstrap password and the token it yields, universal-auth client secrets, token
-// rotation, service faults while credentials are in use), then a sweep asserting that none of
+// rotation, issued workload credentials, Secret values pushed, changed and restored by a
+// SecretBatch, service faults while all of these are in use), then a sweep asserting that none of
 // those values — plain or base64 — appears in the operator's logs (debug level, captured from its
 // pino stream), in Kubernetes events, or anywhere in the coffer.dev objects (status, condition
 // messages). The Secrets holding them are checked to really contain them, so the sweep is
@@ -10,6 +11,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allKinds, group, version } from '../../src/api/v1alpha1/index.ts';
 import { startDevServer, type DevServer } from '../../src/devserver/server.ts';
+import { waitFor } from '../support/kube.ts';
 import { startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
 
 /** Every secret value handled in this file, with where it came from (never printed). */
@@ -147,11 +149,44 @@ describe('secret hygiene', () => {
     remember('issued client secret', universal?.clientSecret ?? '');
   });
 
+  it('pushes Secret values with a SecretBatch, follows a change and restores drift', async () => {
+    await h.createSecret('app-config', { DATABASE_URL: canary('database-url'), API_KEY: canary('api-key') });
+    await h.createSecret('single', { value: canary('single-value') });
+    await h.create('SecretBatch', 'app', {
+      connectionRef: { name: 'coffer' },
+      projectRef: { name: 'via-universal' },
+      environment: 'dev',
+      secretPath: '/app',
+      fromSecret: { name: 'app-config' },
+      secrets: [{ key: 'SINGLE', valueFrom: { secretKeyRef: { name: 'single', key: 'value' } } }],
+    });
+    await h.waitForReady('SecretBatch', 'app');
+    const projectId = (await h.get('Project', 'via-universal'))?.status?.id ?? '';
+    const query = { workspaceId: projectId, environment: 'dev', secretPath: '/app' };
+    const value = async (key: string) => (await h.service.secrets.get(key, query)).secretValue;
+    // A Kubernetes change is pushed; a change made in the service is restored.
+    const changed = canary('single-value-2');
+    await h.createSecret('single', { value: changed });
+    await waitFor(async () => (await value('SINGLE')) === changed, {
+      timeoutMs: 30_000,
+      message: 'the push',
+    });
+    await h.service.secrets.update('SINGLE', { ...query, secretValue: canary('drift-value') });
+    await h.requestReconcile('SecretBatch', 'app');
+    await waitFor(async () => (await value('SINGLE')) === changed, {
+      timeoutMs: 30_000,
+      message: 'the restore',
+    });
+    expect((await value('API_KEY')) === secrets.get('api-key')).toBe(true);
+  });
+
   it('keeps credentials out of errors while the service fails', async () => {
     h.devserver.faults.update({ errorRatio: 1 });
     try {
       for (const name of ['coffer', 'universal', 'rotating']) await h.requestReconcile('Connection', name);
       await h.requestReconcile('Project', 'via-universal');
+      await h.requestReconcile('SecretBatch', 'app');
+      await h.waitForCondition('SecretBatch', 'app', { type: 'Synced', status: 'False' });
       await h.waitForCondition('Project', 'via-universal', {
         type: 'Synced',
         status: 'False',
@@ -188,7 +223,7 @@ describe('the sweep', () => {
     expect((await h.readSecret('ua-creds'))?.clientSecret === secrets.get('universal client secret')).toBe(
       true,
     );
-    expect(secrets.size).toBeGreaterThanOrEqual(10);
+    expect(secrets.size).toBeGreaterThanOrEqual(15);
     for (const value of secrets.values()) expect(value.length).toBeGreaterThanOrEqual(16);
   });
 
