@@ -156,7 +156,47 @@ function reportedCases(): Reported[] {
         Object.assign(s, { projectRef: { name: projectName }, slug });
         edit(s);
       });
+  const batch =
+    (edit: (spec: Spec) => void): (() => Spec) =>
+    () => {
+      const spec: Spec = {
+        connectionRef: { name: 'coffer' },
+        projectRef: { name: 'alongside' },
+        environment: 'dev',
+      };
+      edit(spec);
+      return spec;
+    };
   return [
+    {
+      // The CRD's pattern (RE2: \s is ASCII whitespace) lets a no-break space through; the service's rule does not.
+      label: 'SecretBatch key with a no-break space',
+      kind: 'SecretBatch',
+      name: 'nbsp-key',
+      spec: batch((s) => (s['secrets'] = [{ key: 'API\u00a0KEY', value: 'x' }])),
+      reason: 'InvalidSpec',
+      message: 'spec.secrets[0].key',
+    },
+    {
+      label: 'SecretBatch from a Secret that does not exist',
+      kind: 'SecretBatch',
+      name: 'no-source',
+      spec: batch((s) => (s['fromSecret'] = { name: 'no-such-source' })),
+      reason: 'SecretNotFound',
+      message: 'no-such-source',
+    },
+    {
+      label: 'Identity with an organization role the service does not have',
+      kind: 'Identity',
+      name: 'unknown-role',
+      spec: () => ({
+        connectionRef: { name: 'coffer' },
+        name: `unknown-role-${suffix}`,
+        role: 'no-such-role',
+      }),
+      reason: 'NotFound',
+      message: 'no-such-role',
+    },
     {
       label: 'Project through a ClusterConnection that does not admit the namespace',
       kind: 'Project',
