@@ -261,7 +261,12 @@ export class DevServerProcess extends CofferProcess {
 
 /** The parts of the devserver's stats snapshot the tests read. */
 export interface DevServerStatsSnapshot {
-  readonly requests: { total: number; byRoute: Record<string, number>; byStatus: Record<string, number> };
+  readonly requests: {
+    total: number;
+    byMethod: Record<string, number>;
+    byRoute: Record<string, number>;
+    byStatus: Record<string, number>;
+  };
   readonly writes: { total: number; byRoute: Record<string, number> };
   readonly rateLimited: number;
 }

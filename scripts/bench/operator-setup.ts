@@ -1,0 +1,264 @@
+/**
+ * Set-up of the operator benchmark: a real control plane (etcd + kube-apiserver), `coffer
+ * devserver` and `coffer operator` as separate processes, a bootstrapped service with a
+ * Connection, and bulk creation of the workload (Secrets, Projects, Identities, SecretBatches).
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { apiVersion, findKind, group, version } from '../../src/api/v1alpha1/index.ts';
+import { createServiceClient, staticToken, type ServiceClient } from '../../src/client/index.ts';
+import { startControlPlane, type ControlPlane } from '../../src/sandbox/control-plane/control-plane.ts';
+import {
+  newProcessDir,
+  removeProcessDir,
+  startDevServerProcess,
+  startOperatorProcess,
+  type DevServerProcess,
+  type OperatorProcess,
+} from '../../test/support/processes.ts';
+
+const crdDir = join(import.meta.dirname, '..', '..', 'crds');
+
+/** A bootstrapped devserver process with an authenticated client. */
+export interface Service {
+  readonly server: DevServerProcess;
+  readonly client: ServiceClient;
+  readonly token: string;
+  readonly organizationId: string;
+  /** The bootstrap identity (an org admin) the token belongs to. */
+  readonly identityId: string;
+}
+
+/** Everything the benchmark runs on. */
+export interface BenchEnv {
+  readonly plane: ControlPlane;
+  readonly kc: KubeConfig;
+  readonly core: CoreV1Api;
+  readonly custom: CustomObjectsApi;
+  readonly dir: string;
+  stop(): Promise<void>;
+}
+
+/** A namespace of the benchmark's control plane. */
+export interface At {
+  readonly env: BenchEnv;
+  readonly namespace: string;
+}
+
+/** Starts the control plane, installs the CRDs; `stop()` ends every process started here. */
+export async function startBenchEnv(log: (line: string) => void): Promise<BenchEnv> {
+  const plane = await startControlPlane({ log, dirPrefix: 'coffer-bench-' });
+  await plane.installCRDs(readdirSync(crdDir).map((file) => join(crdDir, file)));
+  const kc = plane.kubeConfig();
+  const dir = newProcessDir('coffer-bench-processes-');
+  return {
+    plane,
+    kc,
+    core: kc.makeApiClient(CoreV1Api),
+    custom: kc.makeApiClient(CustomObjectsApi),
+    dir,
+    async stop() {
+      await plane.stop();
+      removeProcessDir(dir);
+    },
+  };
+}
+
+/** Starts a devserver process (optionally rate-limited) and bootstraps it. */
+export async function startService(dir: string, name: string, rateLimit?: string): Promise<Service> {
+  const server = await startDevServerProcess({ dir, name, ...(rateLimit ? { rateLimit } : {}) });
+  const anonymous = createServiceClient({ baseUrl: server.url });
+  try {
+    const result = await anonymous.admin.bootstrap({
+      email: 'bench@example.com',
+      password: `bench-${Date.now()}`,
+      organization: 'Bench',
+    });
+    const token = result.identity.credentials.token;
+    const client = createServiceClient({ baseUrl: server.url, auth: staticToken(token) });
+    return { server, client, token, organizationId: result.organization.id, identityId: result.identity.id };
+  } finally {
+    await anonymous.close();
+  }
+}
+
+/** Starts `coffer operator` watching `namespaces` with the given poll interval. */
+export function startOperator(
+  env: BenchEnv,
+  namespaces: readonly string[],
+  options: { pollInterval: string; workers: number },
+): Promise<OperatorProcess> {
+  return startOperatorProcess({
+    kubeconfigPath: env.plane.kubeconfigPath,
+    dir: env.dir,
+    name: 'operator',
+    namespaces,
+    extraArgs: [
+      `--default-poll-interval=${options.pollInterval}`,
+      `--max-concurrent-reconciles=${options.workers}`,
+    ],
+  });
+}
+
+/** Creates the token Secret and the Connection `coffer` to `service` in `namespace`. */
+export async function createConnection(
+  { env, namespace }: At,
+  service: Service,
+  requestsPerMinute?: number,
+): Promise<void> {
+  await env.core.createNamespacedSecret({
+    namespace,
+    body: { metadata: { name: 'coffer-token' }, stringData: { token: service.token } },
+  });
+  await createObject({ env, namespace }, 'Connection', 'coffer', {
+    url: service.server.url,
+    auth: { token: { secretRef: { name: 'coffer-token', key: 'token' } } },
+    ...(requestsPerMinute ? { requestsPerMinute } : {}),
+  });
+}
+
+/** Creates a coffer.dev object of `kind`. */
+export function createObject(
+  { env, namespace }: At,
+  kind: string,
+  name: string,
+  spec: Record<string, unknown>,
+): Promise<unknown> {
+  const plural = findKind(kind)?.plural ?? '';
+  const body = { apiVersion, kind, metadata: { name }, spec };
+  return env.custom.createNamespacedCustomObject({ group, version, plural, namespace, body });
+}
+
+/** The benchmark's workload: counts per kind, derived from N. */
+export interface Workload {
+  readonly projects: number;
+  readonly identities: number;
+  readonly batches: number;
+  readonly keysPerBatch: number;
+  /** The batches are spread over the first this-many Projects. */
+  readonly batchProjects: number;
+}
+
+/**
+ * 80% SecretBatches (10 keys each), 10% Projects, 10% Identities (at least one Project); the
+ * batches go into the first `batchProjects` Projects.
+ */
+export function workloadFor(n: number, batchProjects: number): Workload {
+  const projects = Math.max(1, Math.round(n * 0.1));
+  const identities = Math.round(n * 0.1);
+  const batches = Math.max(0, n - projects - identities);
+  return {
+    projects,
+    identities,
+    batches,
+    keysPerBatch: 10,
+    batchProjects: Math.min(projects, batchProjects),
+  };
+}
+
+/** Runs `task` for 0..count-1 with at most `concurrency` in flight. */
+export async function forEachLimited(
+  count: number,
+  concurrency: number,
+  task: (i: number) => Promise<unknown>,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < count) {
+      const i = next++;
+      await task(i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+}
+
+/** A random value of the kind a SecretBatch pushes (never printed). */
+export function randomValue(): string {
+  return `v-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+}
+
+/** Object names and service names of one set of resources; sets in one organization differ by prefix. */
+export interface Naming {
+  /** Prefix of slugs, identity names and folder paths (unique per namespace in one organization). */
+  readonly prefix: string;
+}
+
+/** Secrets `src-<i>` with `keys` random values `K0..`. */
+export function createSources({ env, namespace }: At, count: number, keys: number, concurrency = 32) {
+  return forEachLimited(count, concurrency, (i) => {
+    const data = Object.fromEntries(Array.from({ length: keys }, (_, k) => [`K${k}`, randomValue()]));
+    return env.core.createNamespacedSecret({
+      namespace,
+      body: { metadata: { name: `src-${i}` }, stringData: data },
+    });
+  });
+}
+
+/** Projects `p-<i>` (slug `<prefix>p-<i>`) with one environment, dev. */
+export function createProjects(at: At, count: number, naming: Naming, concurrency = 32) {
+  return forEachLimited(count, concurrency, (i) =>
+    createObject(at, 'Project', `p-${i}`, {
+      connectionRef: { name: 'coffer' },
+      name: `Bench ${naming.prefix}${i}`,
+      slug: `${naming.prefix}p-${i}`,
+      deletionPolicy: 'Delete',
+      environments: [{ name: 'Development', slug: 'dev' }],
+    }),
+  );
+}
+
+/** SecretBatches `b-<i>`: every key of Secret `src-<i>` into folder `/<prefix>b<i>` of project i mod P. */
+export function createBatches(
+  at: At,
+  counts: { batches: number; projects: number },
+  naming: Naming,
+  concurrency = 32,
+) {
+  return forEachLimited(counts.batches, concurrency, (i) =>
+    createObject(at, 'SecretBatch', `b-${i}`, {
+      connectionRef: { name: 'coffer' },
+      projectRef: { name: `p-${i % counts.projects}` },
+      environment: 'dev',
+      secretPath: batchPath(i, naming),
+      fromSecret: { name: `src-${i}` },
+    }),
+  );
+}
+
+/** The folder SecretBatch `b-<i>` writes to. */
+export function batchPath(i: number, naming: Naming): string {
+  return `/${naming.prefix.replaceAll('-', '_')}b${i}`;
+}
+
+/** The whole workload: Secrets, then Projects, Identities and SecretBatches, as fast as allowed. */
+export async function applyWorkload(
+  at: At,
+  w: Workload,
+  options: Naming & { concurrency: number },
+): Promise<void> {
+  await createSources(at, w.batches, w.keysPerBatch, options.concurrency);
+  await createProjects(at, w.projects, options, options.concurrency);
+  await forEachLimited(w.identities, options.concurrency, (i) =>
+    createObject(at, 'Identity', `i-${i}`, {
+      connectionRef: { name: 'coffer' },
+      name: `${options.prefix}i-${i}`,
+    }),
+  );
+  await createBatches(at, { batches: w.batches, projects: w.batchProjects }, options, options.concurrency);
+}
+
+/** Counts the objects of `plural` in `namespace` that are Ready for their current generation. */
+export async function countReady(env: BenchEnv, namespace: string, plural: string): Promise<number> {
+  const list = (await env.custom.listNamespacedCustomObject({ group, version, plural, namespace })) as {
+    items: {
+      metadata: { generation?: number };
+      status?: { conditions?: { type: string; status: string; observedGeneration?: number }[] };
+    }[];
+  };
+  return list.items.filter((o) =>
+    o.status?.conditions?.some(
+      (c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === o.metadata.generation,
+    ),
+  ).length;
+}

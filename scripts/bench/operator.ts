@@ -1,0 +1,200 @@
+/**
+ * Operator benchmark (not a test): a real control plane, `coffer devserver` and `coffer operator`
+ * as separate processes; N resources (80% SecretBatches with 10 keys each, 10% Projects, 10%
+ * Identities) applied at once. Prints: time from apply to all Ready, reconciles per second (from
+ * the operator's /metrics), service calls per resource (devserver stats), operator RSS and heap at
+ * steady state, steady-state writes and reads per resource per poll interval, change-to-service
+ * latency (a Secret edit; a value changed in the service and restored through the project event
+ * stream, and without events, by the poll), and behaviour under an enforced budget (a devserver
+ * limiting secrets to 120/min vs a Connection with a lower requestsPerMinute).
+ *
+ *   npm run bench -- [--n 1000] [--steady-seconds 60] [--poll-interval 60s] [--samples 50]
+ *                    [--workers 4] [--concurrency 32] [--budget-batches 20] [--budget-rpm 100]
+ *                    [--batch-projects 8]
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { parseGoDuration } from '../../src/config/go-duration.ts';
+import { sumMetric, type OperatorProcess } from '../../test/support/processes.ts';
+import { measureBudget, measureWithoutEvents } from './operator-phases.ts';
+import {
+  driftRestoreLatencies,
+  latencyText,
+  mib,
+  printTable,
+  secretEditLatencies,
+  waitAllReady,
+  type BatchTarget,
+} from './operator-measure.ts';
+import {
+  applyWorkload,
+  createConnection,
+  startBenchEnv,
+  startOperator,
+  startService,
+  workloadFor,
+  batchPath,
+  type BenchEnv,
+  type Service,
+} from './operator-setup.ts';
+
+const naming = { prefix: 'bench-' };
+
+const { values } = parseArgs({
+  options: {
+    n: { type: 'string', default: '1000' },
+    'steady-seconds': { type: 'string', default: '60' },
+    'poll-interval': { type: 'string', default: '60s' },
+    samples: { type: 'string', default: '50' },
+    workers: { type: 'string', default: '4' },
+    concurrency: { type: 'string', default: '32' },
+    'budget-batches': { type: 'string', default: '20' },
+    'budget-rpm': { type: 'string', default: '100' },
+    // Each Project with SecretBatches holds one event stream; the service client's connection
+    // pool (16) must not be filled by streams (see docs/reliability.md, known issues).
+    'batch-projects': { type: 'string', default: '8' },
+  },
+});
+const n = Number(values.n);
+const steadySeconds = Number(values['steady-seconds']);
+const pollInterval = values['poll-interval'];
+const pollMs = parseGoDuration(pollInterval) ?? 60_000;
+const samples = Number(values.samples);
+const workers = Number(values.workers);
+const log = (line: string) => console.log(line);
+const rows: [string, string][] = [];
+const row = (label: string, value: string) => {
+  rows.push([label, value]);
+  log(`  ${label}: ${value}`);
+};
+
+const reconciles = async (op: OperatorProcess) => sumMetric(await op.metrics(), 'coffer_reconcile_total');
+
+async function converge(env: BenchEnv, ns: string, service: Service, operator: OperatorProcess) {
+  const w = workloadFor(n, Number(values['batch-projects']));
+  log(
+    `applying ${n} resources: ${w.batches} SecretBatches (${w.keysPerBatch} keys) in ${w.batchProjects} of ` +
+      `${w.projects} Projects, ${w.identities} Identities`,
+  );
+  await service.server.resetStats();
+  const reconcilesBefore = await reconciles(operator);
+  const started = Date.now();
+  await applyWorkload({ env, namespace: ns }, w, { ...naming, concurrency: Number(values.concurrency) });
+  const applyMs = Date.now() - started;
+  const expected = { projects: w.projects, identities: w.identities, secretbatches: w.batches };
+  const readyMs = await waitAllReady(env, ns, expected, {
+    since: started,
+    timeoutMs: 3_600_000,
+    intervalMs: n > 5000 ? 5_000 : 1_000,
+    log,
+  });
+  const stats = await service.server.stats();
+  const done = (await reconciles(operator)) - reconcilesBefore;
+  row(
+    'resources (values pushed)',
+    `${n}: ${w.projects} Projects, ${w.identities} Identities, ${w.batches} SecretBatches × ${w.keysPerBatch} keys ` +
+      `(${w.batches * w.keysPerBatch} values, in ${w.batchProjects} Projects)`,
+  );
+  row('apply (create calls) took', `${(applyMs / 1000).toFixed(1)} s`);
+  row('apply → all Ready', `${(readyMs / 1000).toFixed(1)} s`);
+  row('reconciles per second', `${(done / (readyMs / 1000)).toFixed(0)} (${done} reconciles)`);
+  row(
+    'service calls per resource',
+    `${(stats.requests.total / n).toFixed(2)} (${stats.requests.total} calls, ${stats.writes.total} writes)`,
+  );
+  return w;
+}
+
+async function steadyState(service: Service, operator: OperatorProcess): Promise<void> {
+  await sleep(10_000);
+  await service.server.resetStats();
+  const before = await reconciles(operator);
+  await sleep(steadySeconds * 1000);
+  const stats = await service.server.stats();
+  const gets = stats.requests.byMethod['GET'] ?? 0;
+  const intervals = (steadySeconds * 1000) / pollMs;
+  row(`steady state over ${steadySeconds} s: service writes`, `${stats.writes.total} (target 0)`);
+  row(
+    `steady state: reads per resource per poll (${pollInterval})`,
+    `${(gets / n / intervals).toFixed(2)} (${gets} GETs, ${(await reconciles(operator)) - before} reconciles)`,
+  );
+  const metrics = await operator.metrics();
+  row('operator RSS at steady state', mib(sumMetric(metrics, 'process_resident_memory_bytes')));
+  row('operator heap used at steady state', mib(sumMetric(metrics, 'nodejs_heap_size_used_bytes')));
+}
+
+async function batchTargets(
+  env: BenchEnv,
+  ns: string,
+  batches: number,
+  projects: number,
+): Promise<BatchTarget[]> {
+  const count = Math.min(samples, batches);
+  const targets: BatchTarget[] = [];
+  for (let s = 0; s < count; s++) {
+    const index = Math.floor((s * batches) / count);
+    const project = (await env.custom.getNamespacedCustomObject({
+      group: 'coffer.dev',
+      version: 'v1alpha1',
+      plural: 'projects',
+      namespace: ns,
+      name: `p-${index % projects}`,
+    })) as { status?: { id?: string } };
+    targets.push({ index, projectId: project.status?.id ?? '', secretPath: batchPath(index, naming) });
+  }
+  return targets;
+}
+
+async function latencies(env: BenchEnv, ns: string, service: Service, targets: BatchTarget[]): Promise<void> {
+  row(
+    'Secret edit → service, p50 / p99 (watch events)',
+    latencyText(await secretEditLatencies({ env, namespace: ns }, service, targets)),
+  );
+  row(
+    'service change → restored, p50 / p99 (project events)',
+    latencyText(await driftRestoreLatencies({ env, namespace: ns }, service, targets)),
+  );
+}
+
+async function main(): Promise<void> {
+  const env = await startBenchEnv(log);
+  const processes: { stop(): Promise<void> }[] = [];
+  try {
+    const service = await startService(env.dir, 'devserver');
+    processes.push(service.server);
+    const [ns, quietNs, budgetNs] = [
+      await env.plane.createNamespace('bench'),
+      await env.plane.createNamespace('bench-no-events'),
+      await env.plane.createNamespace('bench-budget'),
+    ];
+    const operator = await startOperator(env, [ns, quietNs, budgetNs], { pollInterval, workers });
+    processes.push(operator);
+    await operator.waitReady();
+    const idle = await operator.metrics();
+    row(
+      'operator RSS / heap used at start (no resources)',
+      `${mib(sumMetric(idle, 'process_resident_memory_bytes'))} / ${mib(sumMetric(idle, 'nodejs_heap_size_used_bytes'))}`,
+    );
+    await createConnection({ env, namespace: ns }, service);
+    const w = await converge(env, ns, service, operator);
+    await steadyState(service, operator);
+    await latencies(env, ns, service, await batchTargets(env, ns, w.batches, w.batchProjects));
+    for (const [label, value] of await measureWithoutEvents(env, quietNs, service, {
+      samples: Math.min(samples, 10),
+      pollMs,
+    }))
+      row(label, value);
+    const budget = await measureBudget(env, budgetNs, {
+      batches: Number(values['budget-batches']),
+      requestsPerMinute: Number(values['budget-rpm']),
+    });
+    processes.push(budget.server);
+    for (const [label, value] of budget.rows) row(label, value);
+    printTable(`coffer operator benchmark: N=${n}, poll ${pollInterval}, ${workers} workers per kind`, rows);
+  } finally {
+    for (const p of processes.reverse()) await p.stop().catch(() => undefined);
+    await env.stop();
+  }
+}
+
+await main();
