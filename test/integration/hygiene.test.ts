@@ -228,14 +228,19 @@ describe('the sweep', () => {
   });
 
   it('finds the scenarios in the logs and events (so it reads the right streams)', async () => {
-    const { events } = await visibleRecords();
-    // Booleans, so a failure never prints the captured text.
+    // Booleans, so a failure never prints the captured text. Events are recorded after the status
+    // write, so they are polled for rather than read once.
     const logs = h.logs();
     expect(logs.includes('"level":"debug"') && logs.includes('"name":"rotating"')).toBe(true);
     expect(logs.includes('retrying request')).toBe(true);
-    expect(
-      events.includes('"reason":"PublishedSecret"') && events.includes('"reason":"ReconcileFailed"'),
-    ).toBe(true);
+    const seen = await waitFor(
+      async () => {
+        const { events } = await visibleRecords();
+        return events.includes('"reason":"PublishedSecret"') && events.includes('"reason":"ReconcileFailed"');
+      },
+      { timeoutMs: 30_000, message: 'the PublishedSecret and ReconcileFailed events' },
+    ).catch(() => false);
+    expect(seen).toBe(true);
   });
 
   it('finds no secret value, plain or base64, in logs, events or coffer.dev objects', async () => {
