@@ -7,6 +7,7 @@
 // exactly these per-resource finalizer cases. See docs/reliability.md.)
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/kube.ts';
 import { startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
 
 const suffix = randomBytes(3).toString('hex');
@@ -52,8 +53,12 @@ async function deleteBlockedThenAbandon(name: string, reason: string, connection
   if (connectionRef) expect(message).toContain(connectionRef);
   await h.patch('Project', name, abandon);
   await h.waitForDeletion('Project', name);
-  const events = await h.events(name);
-  expect(events.some((e) => e.reason === 'AbandonedExternal')).toBe(true);
+  // Events are recorded after the status write: poll for the one we look for.
+  const abandoned = await waitFor(
+    async () => (await h.events(name)).some((e) => e.reason === 'AbandonedExternal'),
+    { timeoutMs: 30_000, message: 'the AbandonedExternal event' },
+  ).catch(() => false);
+  expect(abandoned).toBe(true);
   return message;
 }
 
