@@ -94,7 +94,7 @@ async function driftRestore(
   const wanted = Buffer.from(secret.data?.['K1'] ?? '', 'base64').toString('utf8');
   const started = Date.now();
   await service.client.secrets.update('K1', { ...query(target), secretValue: randomValue() });
-  await waitForValue(service, target, { key: 'K1', value: wanted }, { timeoutMs: 600_000, intervalMs });
+  await waitForValue(service, target, { key: 'K1', value: wanted }, { timeoutMs: 1_800_000, intervalMs });
   return Date.now() - started;
 }
 

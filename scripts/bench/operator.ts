@@ -120,7 +120,11 @@ async function steadyState(service: Service, operator: OperatorProcess): Promise
   );
   const metrics = await operator.metrics();
   row('operator RSS at steady state', mib(sumMetric(metrics, 'process_resident_memory_bytes')));
-  row('operator heap used at steady state', mib(sumMetric(metrics, 'nodejs_heap_size_used_bytes')));
+  row(
+    'operator heap used / total, external at steady state',
+    `${mib(sumMetric(metrics, 'nodejs_heap_size_used_bytes'))} / ${mib(sumMetric(metrics, 'nodejs_heap_size_total_bytes'))}, ` +
+      mib(sumMetric(metrics, 'nodejs_external_memory_bytes')),
+  );
 }
 
 async function batchTargets(

@@ -3,8 +3,7 @@
 // mid-batch: the standby takes over once the Lease expires (the time is printed), finishes the
 // work, and the devserver saw exactly one create per resource — no double writes.
 import { randomBytes } from 'node:crypto';
-import { inject } from 'vitest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { waitFor } from '../support/kube.ts';
 import { HARNESS_TOKEN_SECRET, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
 import {
