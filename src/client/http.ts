@@ -41,6 +41,8 @@ export interface RequestSpec {
   auth?: boolean;
   /** Safe to send again after a network error or timeout (default: GET only). */
   idempotent?: boolean;
+  /** The response stays open (an event stream): sent on the transport's stream dispatcher. */
+  longLived?: boolean;
 }
 
 /** Reported once per HTTP attempt, for metrics. `status` is 0 when no response arrived. */
@@ -127,7 +129,7 @@ export class HttpClient {
    * timeout then stops and the body stays open until consumed or the signal aborts.
    */
   open(spec: RequestSpec, options: CallOptions = {}): Promise<Dispatcher.ResponseData> {
-    return this.run(spec, options, (res, control) => {
+    return this.run({ ...spec, longLived: true }, options, (res, control) => {
       control.stopTimeout();
       return Promise.resolve(res);
     });
@@ -178,7 +180,8 @@ export class HttpClient {
     const control: AttemptControl = { operation: spec.operation, stopTimeout: () => clearTimeout(timer) };
     let status = 0;
     try {
-      const res = await this.o.transport.dispatcher.request(this.requestOptions(spec, token, signal));
+      const dispatcher = spec.longLived ? this.o.transport.streamDispatcher : this.o.transport.dispatcher;
+      const res = await dispatcher.request(this.requestOptions(spec, token, signal));
       status = res.statusCode;
       if (status < 200 || status >= 300) {
         const error = await this.readError(spec, res);

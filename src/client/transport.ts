@@ -1,5 +1,8 @@
-// Connection sharing: one undici Pool (keep-alive) per base URL and TLS setting, and one
-// rate limiter per base URL, shared by every client created through the same registry.
+// Connection sharing: per base URL and TLS setting, one undici Pool (keep-alive, bounded) for
+// requests and one unbounded Pool for event streams, and one rate limiter per base URL, shared
+// by every client created through the same registry. Streams get their own Pool because each
+// holds a socket for as long as it is open: on the request Pool, as many streams as sockets would
+// leave every other request of the connection waiting forever.
 import { createHash } from 'node:crypto';
 import { Pool, type Dispatcher } from 'undici';
 import type { Clock } from './clock.ts';
@@ -32,6 +35,8 @@ export interface Transport {
   /** The base URL's path without a trailing slash ('' for none), prefixed to every request path. */
   readonly pathPrefix: string;
   readonly dispatcher: Dispatcher;
+  /** For long-lived responses (event streams): never shares its sockets with `dispatcher`'s. */
+  readonly streamDispatcher: Dispatcher;
   readonly limiter: RateLimiter;
   release(): Promise<void>;
 }
@@ -43,7 +48,7 @@ interface Counted<T> {
 
 /** Hands out shared Pools and limiters with reference counting; closes a Pool when unused. */
 export class TransportRegistry {
-  private readonly pools = new Map<string, Counted<Pool>>();
+  private readonly pools = new Map<string, Counted<Pools>>();
   private readonly limiters = new Map<string, Counted<RateLimiter>>();
 
   /** Number of open Pools (for tests and diagnostics). */
@@ -59,19 +64,20 @@ export class TransportRegistry {
     const poolKey = `${url.origin}|${tlsKey(options.tls)}`;
     const pool = options.dispatcher
       ? undefined
-      : this.take(this.pools, poolKey, () => newPool(url.origin, options));
+      : this.take(this.pools, poolKey, () => newPools(url.origin, options));
     let released = false;
     return {
       origin: url.origin,
       pathPrefix: url.pathPrefix,
-      dispatcher: options.dispatcher ?? (pool as Pool),
+      dispatcher: options.dispatcher ?? (pool as Pools).requests,
+      streamDispatcher: options.dispatcher ?? (pool as Pools).streams,
       limiter,
       release: async () => {
         if (released) return;
         released = true;
         this.drop(this.limiters, url.origin);
         const closing = pool ? this.drop(this.pools, poolKey) : undefined;
-        if (closing) await closing.close();
+        if (closing) await Promise.all([closing.requests.close(), closing.streams.close()]);
       },
     };
   }
@@ -97,15 +103,22 @@ export class TransportRegistry {
 /** The process-wide registry used when a client is created without one. */
 export const defaultTransportRegistry = new TransportRegistry();
 
-function newPool(origin: string, options: TransportOptions): Pool {
-  return new Pool(origin, {
-    connections: options.connections ?? 16,
-    keepAliveTimeout: 30_000,
-    connect: {
-      ca: options.tls?.ca,
-      rejectUnauthorized: options.tls?.rejectUnauthorized ?? true,
-    },
-  });
+/** The two Pools of one base URL and TLS setting. */
+interface Pools {
+  requests: Pool;
+  streams: Pool;
+}
+
+function newPools(origin: string, options: TransportOptions): Pools {
+  const connect = {
+    ca: options.tls?.ca,
+    rejectUnauthorized: options.tls?.rejectUnauthorized ?? true,
+  };
+  return {
+    requests: new Pool(origin, { connections: options.connections ?? 16, keepAliveTimeout: 30_000, connect }),
+    // Unbounded: one socket per open stream (the service bounds streams per project and identity).
+    streams: new Pool(origin, { connections: null, keepAliveTimeout: 30_000, connect }),
+  };
 }
 
 function tlsKey(tls: TlsOptions | undefined): string {

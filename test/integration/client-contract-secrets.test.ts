@@ -8,6 +8,8 @@ import {
   NotFoundError,
   parseSecretEvent,
   RequestValidationError,
+  staticToken,
+  TransportRegistry,
   type SseFrame,
 } from '../../src/client/index.ts';
 import { expectServiceError, startContract, type Contract } from '../support/client-contract.ts';
@@ -261,6 +263,24 @@ describe('events.subscribe', () => {
       eventType: 'secret:create',
       changes: [{ environment: 'dev', secretPath: '/', secretKeys: ['WATCHED'] }],
     });
+  });
+
+  it('keeps open streams off the request sockets: requests still flow with more streams than sockets', async () => {
+    // Two request sockets, three streams: were streams on the request Pool, the GET would wait forever.
+    const client = ctx.client({
+      auth: staticToken(ctx.adminToken),
+      connections: 2,
+      registry: new TransportRegistry(),
+    });
+    const projects = await Promise.all([ctx.project(), ctx.project(), ctx.project()]);
+    const streams = await Promise.all(
+      projects.map((p) =>
+        client.events.subscribe({ projectId: p.id, register: [{ event: 'secret:update' }] }),
+      ),
+    );
+    const [first] = projects;
+    await expect(client.projects.get(first.id)).resolves.toMatchObject({ slug: first.slug });
+    for (const stream of streams) stream.close();
   });
 
   it('answers 403 to an identity without access to the project', async () => {
