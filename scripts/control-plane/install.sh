@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver, kubectl, etcd and helm from their Go modules (through the
-# Go module proxy) into a cache outside the repository, keyed by version:
-#   $COFFER_CACHE_DIR/bin/k8s-<v>/{kube-apiserver,kubectl}   (COFFER_CACHE_DIR defaults to ~/.cache/coffer)
+# Builds kube-apiserver, kube-controller-manager, kubectl, etcd and helm from their Go modules
+# (through the Go module proxy) into a cache outside the repository, keyed by version:
+#   $COFFER_CACHE_DIR/bin/k8s-<v>/{kube-apiserver,kube-controller-manager,kubectl}
+#   (COFFER_CACHE_DIR defaults to ~/.cache/coffer)
 #   $COFFER_CACHE_DIR/bin/etcd-<v>/etcd
 #   $COFFER_CACHE_DIR/bin/helm-<v>/helm
 # A binary already in the cache is reused, so a second run takes seconds.
 # Envtest conventions are honoured per binary: TEST_ASSET_KUBE_APISERVER, TEST_ASSET_ETCD,
-# TEST_ASSET_KUBECTL, or KUBEBUILDER_ASSETS/<name>; a binary provided that way is not built.
+# TEST_ASSET_KUBECTL, TEST_ASSET_KUBE_CONTROLLER_MANAGER, or KUBEBUILDER_ASSETS/<name>; a binary
+# provided that way is not built. (Envtest archives carry no kube-controller-manager, so with
+# KUBEBUILDER_ASSETS alone it is still built here.)
 # A failed build prints the Go error and exits non-zero; there is no fallback.
 set -euo pipefail
 
@@ -82,7 +85,8 @@ check_kubernetes_served() {
   fi
 }
 
-# Builds the given k8s.io/kubernetes commands (kube-apiserver, kubectl) into $k8s_dir.
+# Builds the given k8s.io/kubernetes commands (kube-apiserver, kube-controller-manager, kubectl)
+# into $k8s_dir.
 build_kubernetes() {
   local cmds=("$@") work minor ldflags cmd
   [[ ${#cmds[@]} -gt 0 ]] || return 0
@@ -101,7 +105,8 @@ build_kubernetes() {
   # `go get` names the module, not the cmd packages: the proxy answers 403 (not 404) for the
   # non-existent modules k8s.io/kubernetes/cmd/..., which `go get <pkg>@v` would probe first.
   (cd "$work" && go get "k8s.io/kubernetes@$KUBERNETES_VERSION")
-  printf 'package tools\n\nimport (\n\t_ "k8s.io/kubernetes/cmd/kube-apiserver/app"\n\t_ "k8s.io/kubectl/pkg/cmd"\n)\n' >"$work/tools.go"
+  # The tools file imports each command's app package so that `go mod tidy` records its dependencies.
+  printf 'package tools\n\nimport (\n\t_ "k8s.io/kubernetes/cmd/kube-apiserver/app"\n\t_ "k8s.io/kubernetes/cmd/kube-controller-manager/app"\n\t_ "k8s.io/kubectl/pkg/cmd"\n)\n' >"$work/tools.go"
   (cd "$work" && go mod tidy)
   mkdir -p "$k8s_dir"
   for cmd in "${cmds[@]}"; do
@@ -166,20 +171,22 @@ build_helm() {
 
 # Prints one line per binary with what its --version says.
 report() {
-  local apiserver=$1 etcd=$2 kubectl=$3
+  local apiserver=$1 etcd=$2 kubectl=$3 controller_manager=$4
   log "kube-apiserver: $("$apiserver" --version) ($apiserver)"
+  log "kube-controller-manager: $("$controller_manager" --version) ($controller_manager)"
   log "etcd: $("$etcd" --version | head -n 1) ($etcd)"
   log "kubectl: $("$kubectl" version --client | head -n 1) ($kubectl)"
   log "helm: $("$helm_dir/helm" version --short) ($helm_dir/helm)"
 }
 
 main() {
-  local started=$SECONDS kubeapiserver etcd kubectl to_build=()
+  local started=$SECONDS kubeapiserver kubecontrollermanager etcd kubectl to_build=()
   kubeapiserver=$(provided kube-apiserver TEST_ASSET_KUBE_APISERVER)
   etcd=$(provided etcd TEST_ASSET_ETCD)
   kubectl=$(provided kubectl TEST_ASSET_KUBECTL)
+  kubecontrollermanager=$(provided kube-controller-manager TEST_ASSET_KUBE_CONTROLLER_MANAGER)
   if [[ -n $etcd ]]; then log "etcd: using $etcd (envtest)"; else build_etcd; etcd="$etcd_dir/etcd"; fi
-  for cmd in kube-apiserver kubectl; do
+  for cmd in kube-apiserver kube-controller-manager kubectl; do
     local var=${cmd//-/} # the local variable holding the envtest path, if any
     if [[ -n ${!var} ]]; then
       log "$cmd: using ${!var} (envtest)"
@@ -192,8 +199,9 @@ main() {
   build_kubernetes "${to_build[@]}"
   kubeapiserver=${kubeapiserver:-$k8s_dir/kube-apiserver}
   kubectl=${kubectl:-$k8s_dir/kubectl}
+  kubecontrollermanager=${kubecontrollermanager:-$k8s_dir/kube-controller-manager}
   build_helm
-  report "$kubeapiserver" "$etcd" "$kubectl"
+  report "$kubeapiserver" "$etcd" "$kubectl" "$kubecontrollermanager"
   log "ready in $((SECONDS - started)) s"
 }
 
