@@ -3,7 +3,8 @@
  * logger and the manager options. The composition root (the `coffer operator` command) calls
  * these, then registers the kind controllers on the manager and runs it.
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { PooledKubeConfig } from '../runtime/kube-config.ts';
 import { createLogger, type Logger } from '../runtime/logger.ts';
 import type { ManagerOptions } from '../runtime/manager.ts';
 import type { OperatorConfig } from './operator-config.ts';
@@ -11,13 +12,14 @@ import type { OperatorConfig } from './operator-config.ts';
 /**
  * Loads the Kubernetes client configuration, in controller-runtime's order: `--kubeconfig` (or
  * `$KUBECONFIG`, already folded into `config.kubeconfig`), then the in-cluster service account
- * when running in a pod, then `~/.kube/config`.
+ * when running in a pod, then `~/.kube/config`. All requests share one connection pool (see
+ * {@link PooledKubeConfig}).
  */
 export function loadKubeConfig(
   config: OperatorConfig,
   env: Readonly<Record<string, string | undefined>>,
 ): KubeConfig {
-  const kubeConfig = new KubeConfig();
+  const kubeConfig = new PooledKubeConfig();
   try {
     if (config.kubeconfig) kubeConfig.loadFromFile(config.kubeconfig);
     else if (env.KUBERNETES_SERVICE_HOST) kubeConfig.loadFromCluster();
