@@ -198,6 +198,39 @@ describe('WorkQueue', () => {
     expect(await takeAll(queue)).toEqual(want);
   });
 
+  it('hands out keys added now before keys whose delay passed (polls wait behind changes)', async () => {
+    const { queue, clock } = newQueue();
+    queue.addAfter('poll-1', 100);
+    queue.addAfter('poll-2', 100);
+    clock.advance(100);
+    queue.add('change-1');
+    queue.add('change-2');
+    expect(await takeAll(queue)).toEqual(['change-1', 'change-2', 'poll-1', 'poll-2']);
+  });
+
+  it('moves a waiting delayed key up when it is added now, holding it once', async () => {
+    const { queue, clock } = newQueue();
+    queue.addAfter('a', 100);
+    queue.addAfter('b', 100);
+    clock.advance(100);
+    queue.add('x');
+    queue.add('b');
+    expect(queue.len()).toBe(3);
+    expect(await takeAll(queue)).toEqual(['x', 'b', 'a']);
+    expect(queue.len()).toBe(0);
+  });
+
+  it('requeues a key added while processing in the lane it was added to', async () => {
+    const { queue, clock } = newQueue();
+    queue.add('busy');
+    expect(await queue.get()).toBe('busy');
+    queue.addAfter('busy', 10);
+    clock.advance(10);
+    queue.add('other');
+    queue.done('busy');
+    expect(await takeAll(queue)).toEqual(['other', 'busy']);
+  });
+
   it('addAfter keeps the earlier of two delays for one key', async () => {
     const { queue, clock } = newQueue();
     queue.addAfter('k', 10_000);

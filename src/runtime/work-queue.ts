@@ -8,6 +8,10 @@
  *   the same object at once and no change is lost;
  * - **delayed adds** (`addAfter`): the key joins the queue when the delay has passed; an earlier
  *   pending time wins over a later one;
+ * - **two priorities**: keys added now (`add`: a watch event, an event from the service) are
+ *   handed out before keys whose delay passed (polls, retries), so a change is not stuck behind
+ *   a backlog of polls when the operator is saturated; a waiting low-priority key that is added
+ *   now moves up (still held once). Within a priority, keys leave in the order they came;
  * - **rate-limited adds** (`addRateLimited`): the delay is the larger of the key's exponential
  *   backoff and a reservation on the shared token bucket; `forget` resets the key's backoff;
  * - **shutdown**: `shutDown` stops handing out work (pending and future `get` calls resolve to
@@ -48,9 +52,11 @@ export class WorkQueue {
   private readonly bucket: TokenBucket;
   private readonly delayed = new DelayHeap();
   private delayTimer: { at: number; cancel: CancelTimer } | undefined;
-  /** Keys ready to hand out, in order; `head` is the index of the next one (no O(n) shift). */
-  private ready: string[] = [];
-  private head = 0;
+  /** Keys ready to hand out, by priority (see {@link Lane}). */
+  private readonly urgent = new Lane();
+  private readonly routine = new Lane();
+  /** The lane each dirty key is (or, while processing, will be) queued in. */
+  private readonly laneOf = new Map<string, Lane>();
   /** Keys that need processing: queued, or changed while processing. Value: first add time. */
   private readonly dirty = new Map<string, number>();
   private readonly processing = new Set<string>();
@@ -65,14 +71,31 @@ export class WorkQueue {
     this.bucket = new TokenBucket({ ...(options.rateLimit ?? defaultRateLimit), clock: this.clock });
   }
 
-  /** Marks `key` as needing a reconcile now. Ignored after `shutDown`. */
+  /** Marks `key` as needing a reconcile now, ahead of delayed keys. Ignored after `shutDown`. */
   add(key: string): void {
+    this.enqueue(key, this.urgent);
+  }
+
+  private enqueue(key: string, lane: Lane): void {
     if (this.shuttingDown) return;
     this.hooks.added?.();
-    if (this.dirty.has(key)) return;
+    if (this.dirty.has(key)) {
+      // Already waiting: only a move up to the urgent lane changes anything.
+      if (lane === this.urgent && this.laneOf.get(key) === this.routine) this.place(key, lane);
+      return;
+    }
     this.dirty.set(key, this.clock.now());
-    if (this.processing.has(key)) return;
-    this.ready.push(key);
+    if (this.processing.has(key)) {
+      this.laneOf.set(key, lane);
+      return;
+    }
+    this.place(key, lane);
+  }
+
+  /** Queues `key` in `lane`; an entry left in the other lane is skipped when reached. */
+  private place(key: string, lane: Lane): void {
+    this.laneOf.set(key, lane);
+    if (!this.processing.has(key)) lane.push(key);
     this.reportDepth();
     this.dispatch();
   }
@@ -120,17 +143,15 @@ export class WorkQueue {
   /** Ends processing of `key`; if it was added meanwhile, it is queued again. */
   done(key: string): void {
     if (!this.processing.delete(key)) return;
-    if (this.dirty.has(key) && !this.shuttingDown) {
-      this.ready.push(key);
-      this.reportDepth();
-      this.dispatch();
-    }
+    if (this.dirty.has(key) && !this.shuttingDown) this.place(key, this.laneOf.get(key) ?? this.urgent);
     if (this.processing.size === 0) this.resolveDrain();
   }
 
   /** Keys waiting to be handed out now. */
   len(): number {
-    return this.ready.length - this.head;
+    let inFlightAndDirty = 0;
+    for (const key of this.processing) if (this.dirty.has(key)) inFlightAndDirty += 1;
+    return this.dirty.size - inFlightAndDirty;
   }
 
   /** Keys handed out and not yet `done`. */
@@ -154,8 +175,9 @@ export class WorkQueue {
     this.delayTimer?.cancel();
     this.delayTimer = undefined;
     this.delayed.clear();
-    this.ready = [];
-    this.head = 0;
+    this.urgent.clear();
+    this.routine.clear();
+    this.laneOf.clear();
     this.dirty.clear();
     this.reportDepth();
     for (const waiter of this.waiters.splice(0)) waiter(undefined);
@@ -169,19 +191,25 @@ export class WorkQueue {
   }
 
   private dispatch(): void {
-    while (this.waiters.length > 0 && this.head < this.ready.length) {
-      const key = this.ready[this.head++]!;
+    while (this.waiters.length > 0) {
+      const key = this.next(this.urgent) ?? this.next(this.routine);
+      if (key === undefined) break;
       const addedAt = this.dirty.get(key) ?? this.clock.now();
       this.dirty.delete(key);
+      this.laneOf.delete(key);
       this.processing.add(key);
       this.hooks.queueWait?.(this.clock.now() - addedAt);
       this.waiters.shift()!(key);
     }
-    if (this.head > 1024 && this.head * 2 > this.ready.length) {
-      this.ready = this.ready.slice(this.head);
-      this.head = 0;
-    }
     this.reportDepth();
+  }
+
+  /** The next key of `lane` that is still waiting there (stale entries are dropped). */
+  private next(lane: Lane): string | undefined {
+    for (let key = lane.shift(); key !== undefined; key = lane.shift()) {
+      if (this.laneOf.get(key) === lane && this.dirty.has(key) && !this.processing.has(key)) return key;
+    }
+    return undefined;
   }
 
   private armDelayTimer(): void {
@@ -194,7 +222,7 @@ export class WorkQueue {
 
   private onDelayTimer(): void {
     this.delayTimer = undefined;
-    for (const key of this.delayed.popDue(this.clock.now())) this.add(key);
+    for (const key of this.delayed.popDue(this.clock.now())) this.enqueue(key, this.routine);
     this.armDelayTimer();
   }
 
@@ -204,5 +232,30 @@ export class WorkQueue {
 
   private reportDepth(): void {
     this.hooks.depth?.(this.len());
+  }
+}
+
+/** A FIFO of keys; `head` indexes the next one, so taking one is O(1) (compacted as it drains). */
+class Lane {
+  private items: string[] = [];
+  private head = 0;
+
+  push(key: string): void {
+    this.items.push(key);
+  }
+
+  shift(): string | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const key = this.items[this.head++];
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return key;
+  }
+
+  clear(): void {
+    this.items = [];
+    this.head = 0;
   }
 }
