@@ -28,6 +28,7 @@ import {
 } from './operator-measure.ts';
 import {
   applyWorkload,
+  buildOperator,
   createConnection,
   startBenchEnv,
   startOperator,
@@ -47,6 +48,8 @@ const { values } = parseArgs({
     'poll-interval': { type: 'string', default: '60s' },
     samples: { type: 'string', default: '50' },
     workers: { type: 'string', default: '4' },
+    // Node.js options of the operator process, e.g. "--max-semi-space-size=8".
+    'node-options': { type: 'string', default: '' },
     concurrency: { type: 'string', default: '32' },
     'budget-batches': { type: 'string', default: '20' },
     'budget-rpm': { type: 'string', default: '100' },
@@ -161,6 +164,7 @@ async function latencies(env: BenchEnv, ns: string, service: Service, targets: B
 }
 
 async function main(): Promise<void> {
+  const entry = buildOperator(log);
   const env = await startBenchEnv(log);
   const processes: { stop(): Promise<void> }[] = [];
   try {
@@ -171,7 +175,12 @@ async function main(): Promise<void> {
       await env.plane.createNamespace('bench-no-events'),
       await env.plane.createNamespace('bench-budget'),
     ];
-    const operator = await startOperator(env, [ns, quietNs, budgetNs], { pollInterval, workers });
+    const operator = await startOperator(env, [ns, quietNs, budgetNs], {
+      pollInterval,
+      workers,
+      entry,
+      nodeArgs: values['node-options'].split(' ').filter(Boolean),
+    });
     processes.push(operator);
     await operator.waitReady();
     const idle = await operator.metrics();

@@ -99,6 +99,10 @@ export interface OperatorProcessOptions {
     readonly retryPeriod: string;
   };
   readonly extraArgs?: readonly string[];
+  /** The CLI entry to run (default: the TypeScript source; the benchmark runs the compiled `dist`). */
+  readonly entry?: string;
+  /** Node.js options placed before the entry (e.g. `--max-semi-space-size=8`). */
+  readonly nodeArgs?: readonly string[];
 }
 
 /** `coffer operator` in a child process, with its metrics and health ports. */
@@ -195,7 +199,8 @@ export async function startOperatorProcess(options: OperatorProcessOptions): Pro
   const [metrics, health] = [await freePort(), await freePort()];
   const name = options.name ?? 'operator';
   const args = [
-    mainScript,
+    ...(options.nodeArgs ?? []),
+    options.entry ?? mainScript,
     'operator',
     `--kubeconfig=${options.kubeconfigPath}`,
     `--metrics-bind-address=127.0.0.1:${metrics}`,
