@@ -37,6 +37,12 @@ describe('ignoreStatusOnlyUpdates', () => {
     { reason: 'label change', next: withMeta({ labels: {} }), want: true },
     { reason: 'finalizer removed', next: withMeta({ finalizers: [] }), want: true },
     {
+      reason: "Coffer's finalizer added (the reconcile that added it carries on)",
+      next: withMeta({ finalizers: ['f', 'coffer.dev/finalizer'] }),
+      want: false,
+    },
+    { reason: 'another finalizer added', next: withMeta({ finalizers: ['f', 'g'] }), want: true },
+    {
       reason: 'deletion requested',
       next: withMeta({ deletionTimestamp: '2026-01-01T00:00:00Z' }),
       want: true,

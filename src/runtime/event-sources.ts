@@ -3,7 +3,7 @@
  * watched kind changes, and which updates are worth a reconcile at all.
  */
 import type { Informer, KubeObject } from './informer.ts';
-import { ANNOTATION_CREATE_PENDING } from './object-meta.ts';
+import { ANNOTATION_CREATE_PENDING, FINALIZER } from './object-meta.ts';
 import type { Request } from './reconcile.ts';
 
 /** Maps a changed object to the requests to enqueue. */
@@ -67,6 +67,8 @@ export function indexKey(obj: KubeObject): string {
  * Passes updates that may need action: spec changes (`generation`), and changes to labels,
  * annotations, finalizers or deletion. Status-only updates, including the ones the controller
  * writes itself, are dropped, so writing status does not trigger another service round-trip.
+ * So is the update that only adds Coffer's own finalizer: the reconcile that added it carries
+ * on with its work in the same pass (a removed finalizer still triggers, to be put back).
  * For kinds without `generation` (Secrets), any change to `data` or type counts too.
  */
 export const ignoreStatusOnlyUpdates: UpdatePredicate<KubeObject> = (obj, old) => {
@@ -76,7 +78,7 @@ export const ignoreStatusOnlyUpdates: UpdatePredicate<KubeObject> = (obj, old) =
   if (a.deletionTimestamp !== b.deletionTimestamp) return true;
   if (!sameJson(a.labels, b.labels)) return true;
   if (!sameJson(withoutBookkeeping(a.annotations), withoutBookkeeping(b.annotations))) return true;
-  if (!sameJson(a.finalizers, b.finalizers)) return true;
+  if (!sameJson(a.finalizers, withOwnFinalizer(b.finalizers, a.finalizers))) return true;
   if (a.generation === undefined) return !sameJson(payloadOf(obj), payloadOf(old));
   return false;
 };
@@ -92,6 +94,12 @@ function withoutBookkeeping(annotations: Record<string, string> | undefined): Re
   const rest: Record<string, string> = { ...annotations };
   for (const key of bookkeepingAnnotations) delete rest[key];
   return rest;
+}
+
+/** `old` plus Coffer's finalizer when `current` gained it (at the end, where a patch appends it). */
+function withOwnFinalizer(old: readonly string[] | undefined, current: readonly string[] | undefined) {
+  if (!current?.includes(FINALIZER) || old?.includes(FINALIZER)) return old;
+  return [...(old ?? []), FINALIZER];
 }
 
 function payloadOf(obj: KubeObject): unknown {
