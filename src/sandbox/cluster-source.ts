@@ -5,7 +5,8 @@
  */
 import { spawn, type StdioOptions } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { PooledKubeConfig } from '../runtime/kube-config.ts';
 import {
   installScript,
   locateBinaries,
@@ -100,7 +101,7 @@ function cachedKubectl(env: NodeJS.ProcessEnv): string {
 /** An existing cluster: the current context of the kubeconfig at `path`. */
 export function existingCluster(path: string, env: NodeJS.ProcessEnv = process.env): SandboxCluster {
   const load = (): KubeConfig => {
-    const kc = new KubeConfig();
+    const kc = new PooledKubeConfig();
     try {
       kc.loadFromFile(path);
     } catch (error) {

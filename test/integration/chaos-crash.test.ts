@@ -1,5 +1,5 @@
 // Crash safety: `coffer operator` as a separate process, SIGKILLed again and again while it
-// creates 100 resources (Projects, and Identities, whose names the service does not keep unique,
+// creates 100 resources (× COFFER_CHAOS_SCALE: `npm run test:chaos` runs 1,000) (Projects, and Identities, whose names the service does not keep unique,
 // so a create retried blindly after a crash would leave a duplicate). After a final restart every
 // resource is Ready, and the devserver holds exactly one object per resource — the one recorded
 // in its status — with nothing leaked.
@@ -14,8 +14,11 @@ import {
   type OperatorProcess,
 } from '../support/processes.ts';
 
-const projects = 60;
-const identities = 40;
+/** `npm run test:chaos` sets 10 (1,000 creates); CI runs the small version. */
+const scale = chaosScale(process.env.COFFER_CHAOS_SCALE);
+const projects = 60 * scale;
+const identities = 40 * scale;
+const total = projects + identities;
 const kills = 10;
 const suffix = randomBytes(3).toString('hex');
 
@@ -102,39 +105,56 @@ async function mismatched(kind: string, names: readonly string[], byName: Map<st
   return out;
 }
 
-describe('crash safety', () => {
-  it('survives repeated SIGKILLs while creating 100 resources', async () => {
-    const writesAtKill: number[] = [];
-    operator = await startOperator(0);
-    await createAll();
-    for (let run = 1; run <= kills; run++) {
-      // Kill at a random point of the work, after the replica got going.
-      await operator.waitForLog('controllers started', 60_000);
-      await sleep(300 + Math.floor(Math.random() * 2_200));
-      await operator.kill();
-      writesAtKill.push(h.devserver.stats.writes.total);
-      operator = await startOperator(run);
-    }
-    console.log(`[crash] ${kills} SIGKILLs; service writes so far at each kill: ${writesAtKill.join(', ')}`);
-    const started = Date.now();
-    for (const name of projectNames) await h.waitForReady('Project', name, { timeoutMs: 180_000 });
-    for (const name of identityNames) await h.waitForReady('Identity', name, { timeoutMs: 180_000 });
-    console.log(
-      `[crash] all 100 Ready ${((Date.now() - started) / 1000).toFixed(1)} s after the last restart`,
-    );
-    // The kills really interrupted work: some writes happened before the last kill, some after.
-    expect(writesAtKill[0]).toBeLessThan(h.devserver.stats.writes.total);
-  }, 600_000);
+function chaosScale(value: string | undefined): number {
+  const n = Number(value ?? '1');
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`COFFER_CHAOS_SCALE must be a positive integer, got ${value}`);
+  return n;
+}
 
-  it('leaves exactly one service object per resource, the one in its status', async () => {
-    const found = await serviceObjects();
-    const mismatches = [
-      ...(await mismatched('Project', projectNames, found.projects)),
-      ...(await mismatched('Identity', identityNames, found.identities)),
-    ];
-    expect(mismatches).toEqual([]);
-    const ours = (keys: Iterable<string>) => [...keys].filter((k) => k.endsWith(`-${suffix}`)).length;
-    expect(ours(found.projects.keys())).toBe(projects);
-    expect(ours(found.identities.keys())).toBe(identities);
-  });
+describe('crash safety', () => {
+  it(
+    `survives repeated SIGKILLs while creating ${total} resources`,
+    async () => {
+      const writesAtKill: number[] = [];
+      operator = await startOperator(0);
+      await createAll();
+      for (let run = 1; run <= kills; run++) {
+        // Kill at a random point of the work, after the replica got going.
+        await operator.waitForLog('controllers started', 60_000);
+        await sleep(300 + Math.floor(Math.random() * 2_200));
+        await operator.kill();
+        writesAtKill.push(h.devserver.stats.writes.total);
+        operator = await startOperator(run);
+      }
+      console.log(
+        `[crash] ${kills} SIGKILLs; service writes so far at each kill: ${writesAtKill.join(', ')}`,
+      );
+      const started = Date.now();
+      for (const name of projectNames) await h.waitForReady('Project', name, { timeoutMs: 180_000 });
+      for (const name of identityNames) await h.waitForReady('Identity', name, { timeoutMs: 180_000 });
+      console.log(
+        `[crash] all ${total} Ready ${((Date.now() - started) / 1000).toFixed(1)} s after the last restart`,
+      );
+      // The kills really interrupted work: some writes happened before the last kill, some after.
+      expect(writesAtKill[0]).toBeLessThan(h.devserver.stats.writes.total);
+    },
+    600_000 * scale,
+  );
+
+  it(
+    'leaves exactly one service object per resource, the one in its status',
+    async () => {
+      const found = await serviceObjects();
+      const mismatches = [
+        ...(await mismatched('Project', projectNames, found.projects)),
+        ...(await mismatched('Identity', identityNames, found.identities)),
+      ];
+      expect(mismatches).toEqual([]);
+      const ours = (keys: Iterable<string>) => [...keys].filter((k) => k.endsWith(`-${suffix}`)).length;
+      expect(ours(found.projects.keys())).toBe(projects);
+      expect(ours(found.identities.keys())).toBe(identities);
+    },
+    60_000 * scale,
+  );
 });
