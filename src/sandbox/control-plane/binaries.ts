@@ -1,5 +1,6 @@
 /**
- * Locates the control-plane binaries (kube-apiserver, etcd, kubectl, helm) and reports the
+ * Locates the control-plane binaries (kube-apiserver, etcd, kube-controller-manager, kubectl,
+ * helm) and reports the
  * versions they really are. Envtest conventions come first, then the cache that
  * `scripts/control-plane/install.sh` fills (keyed by the versions in `versions.env`).
  */
@@ -23,10 +24,14 @@ export interface PinnedVersions {
   readonly helm: string;
 }
 
-/** Absolute paths of the binaries; kubectl and helm are absent when neither env nor cache has them. */
+/**
+ * Absolute paths of the binaries; kube-controller-manager, kubectl and helm are absent when
+ * neither env nor cache has them (only kube-apiserver and etcd are always required).
+ */
 export interface ControlPlaneBinaries {
   readonly kubeApiserver: string;
   readonly etcd: string;
+  readonly kubeControllerManager: string | undefined;
   readonly kubectl: string | undefined;
   readonly helm: string | undefined;
 }
@@ -69,12 +74,18 @@ function pick(name: string, explicit: string | undefined, candidates: string[]):
   return candidates.find(isExecutable);
 }
 
-/** Thrown by {@link locateBinaries} when kube-apiserver or etcd is neither provided nor cached. */
+/**
+ * Thrown by {@link locateBinaries} when kube-apiserver or etcd is neither provided nor cached,
+ * and by {@link requireControllerManager} for kube-controller-manager.
+ */
 export class MissingBinariesError extends Error {}
 
+const installHint = 'run `npm run control-plane:install` or set KUBEBUILDER_ASSETS to envtest binaries';
+
 /**
- * Finds the binaries: `TEST_ASSET_KUBE_APISERVER` / `TEST_ASSET_ETCD` / `TEST_ASSET_KUBECTL`,
- * then `$KUBEBUILDER_ASSETS/<name>`, then the version-keyed cache. Throws a clear error naming
+ * Finds the binaries: `TEST_ASSET_KUBE_APISERVER` / `TEST_ASSET_ETCD` /
+ * `TEST_ASSET_KUBE_CONTROLLER_MANAGER` / `TEST_ASSET_KUBECTL`, then `$KUBEBUILDER_ASSETS/<name>`,
+ * then the version-keyed cache. Throws a clear error naming
  * what is missing and how to get it; there is never a fallback to a fake API server.
  */
 export function locateBinaries(env: NodeJS.ProcessEnv = process.env): ControlPlaneBinaries {
@@ -91,6 +102,10 @@ export function locateBinaries(env: NodeJS.ProcessEnv = process.env): ControlPla
     ...fromAssets('etcd'),
     join(bin, `etcd-${versions.etcd}`, 'etcd'),
   ]);
+  const kubeControllerManager = pick('kube-controller-manager', env['TEST_ASSET_KUBE_CONTROLLER_MANAGER'], [
+    ...fromAssets('kube-controller-manager'),
+    join(k8sDir, 'kube-controller-manager'),
+  ]);
   const kubectl = pick('kubectl', env['TEST_ASSET_KUBECTL'], [
     ...fromAssets('kubectl'),
     join(k8sDir, 'kubectl'),
@@ -100,11 +115,27 @@ export function locateBinaries(env: NodeJS.ProcessEnv = process.env): ControlPla
   if (!kubeApiserver || !etcd) {
     throw new MissingBinariesError(
       `cannot start the control plane: ${missing.join(' and ')} not found ` +
-        `(looked at TEST_ASSET_*, KUBEBUILDER_ASSETS and ${bin}); ` +
-        'run `npm run control-plane:install` or set KUBEBUILDER_ASSETS to envtest binaries',
+        `(looked at TEST_ASSET_*, KUBEBUILDER_ASSETS and ${bin}); ${installHint}`,
     );
   }
-  return { kubeApiserver, etcd, kubectl, helm };
+  return { kubeApiserver, etcd, kubeControllerManager, kubectl, helm };
+}
+
+/**
+ * The kube-controller-manager path of `binaries` (as {@link locateBinaries} found them with
+ * `env`); throws a {@link MissingBinariesError} naming
+ * where it was looked for when there is none.
+ */
+export function requireControllerManager(
+  binaries: ControlPlaneBinaries,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  if (binaries.kubeControllerManager) return binaries.kubeControllerManager;
+  throw new MissingBinariesError(
+    'cannot start kube-controller-manager: not found (looked at TEST_ASSET_KUBE_CONTROLLER_MANAGER, ' +
+      `KUBEBUILDER_ASSETS and ${join(cacheDir(env), 'bin', `k8s-${readPinnedVersions().kubernetes}`)}); ` +
+      'run `npm run control-plane:install` (it builds it)',
+  );
 }
 
 /** Runs `<binary> --version` and returns e.g. `v1.37.1` / `v3.7.3`, as the binary says it. */

@@ -31,8 +31,15 @@ export interface ControlPlaneInfo {
   /** The CA that the API server trusts for client certificates and that signed its serving cert. */
   readonly caCertPath: string;
   readonly caKeyPath: string;
-  /** What the binaries report, e.g. `{ kubeApiserver: 'v1.37.1', etcd: 'v3.7.3' }`. */
-  readonly versions: { readonly kubeApiserver: string; readonly etcd: string };
+  /**
+   * What the binaries report, e.g. `{ kubeApiserver: 'v1.37.1', etcd: 'v3.7.3' }`;
+   * `kubeControllerManager` only when it runs.
+   */
+  readonly versions: {
+    readonly kubeApiserver: string;
+    readonly etcd: string;
+    readonly kubeControllerManager?: string;
+  };
 }
 
 /** Default field manager of {@link KubeCluster} for server-side apply. */

@@ -1,16 +1,19 @@
 /**
  * A real, local Kubernetes control plane, the way controller-runtime's envtest does it: etcd and
- * kube-apiserver on free loopback ports, fresh certificates, RBAC, an admin kubeconfig. Used by
+ * kube-apiserver on free loopback ports, fresh certificates, RBAC, an admin kubeconfig; on
+ * request also kube-controller-manager (namespace controller and garbage collector). Used by
  * `coffer sandbox`, once per run by the tests' global setup, and standalone by a test that needs
- * its own (e.g. one that restarts the API server).
+ * its own (e.g. one that restarts the API server or deletes namespaces).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { stringify } from 'yaml';
-import { binaryVersion, locateBinaries, type ControlPlaneBinaries } from './binaries.ts';
+import {
+  binaryVersion,
+  locateBinaries,
+  requireControllerManager,
+  type ControlPlaneBinaries,
+} from './binaries.ts';
 import {
   createCertificateAuthority,
   createServiceAccountKey,
@@ -20,7 +23,11 @@ import {
   type ServiceAccountKey,
 } from './certs.ts';
 import { KubeCluster, type ControlPlaneInfo } from './cluster.ts';
+import { startControllerManager } from './controller-manager.ts';
+import { writeKubeconfig, writeSecretFile } from './kubeconfig.ts';
 import { freePort, ManagedProcess, onProcessExit } from './process.ts';
+import { probeHttp, probeHttps, waitUntilReady } from './readiness.ts';
+import { apiServerArgs, etcdArgs } from './args.ts';
 
 /** Options of {@link startControlPlane}. */
 export interface ControlPlaneOptions {
@@ -34,11 +41,19 @@ export interface ControlPlaneOptions {
   readonly fieldManager?: string;
   /** Prefix of the temporary directory's name (default `coffer-control-plane-`). */
   readonly dirPrefix?: string;
+  /**
+   * Also start kube-controller-manager (default false): namespace deletion then finishes and
+   * ownerReferences are garbage-collected, as in a real cluster. Its binary must be available
+   * (see `locateBinaries`); without it the start fails with a `MissingBinariesError`.
+   */
+  readonly controllerManager?: boolean;
+  /** With `controllerManager`: the controllers to run (default namespace and garbage collector). */
+  readonly controllers?: readonly string[];
+  /** With `controllerManager`: extra kube-controller-manager flags, appended last. */
+  readonly controllerManagerArgs?: readonly string[];
 }
 
-const readyTimeoutMs = 60_000;
 const adminUser = 'coffer-admin';
-const clusterName = 'coffer-local';
 
 interface Pki {
   readonly ca: PemPair;
@@ -56,121 +71,23 @@ async function createPki(): Promise<Pki> {
   return { ca, serving, admin, serviceAccountKey: createServiceAccountKey() };
 }
 
-/** GET `url`; true on HTTP 200. With `pki`, authenticates as the admin and trusts the test CA. */
-function probe(url: string, pki?: Pki): Promise<boolean> {
-  const tls = pki ? { ca: pki.ca.certPem, cert: pki.admin.certPem, key: pki.admin.keyPem } : {};
-  return new Promise((resolve) => {
-    const req = request(url, { ...tls, timeout: 2_000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode === 200);
-    });
-    req.on('error', () => resolve(false));
-    req.on('timeout', () => req.destroy());
-    req.end();
+/** `/readyz` of the API server answers 200 (as the admin, trusting the local CA). */
+function apiServerReady(server: string, pki: Pki): Promise<boolean> {
+  return probeHttps(`${server}/readyz`, {
+    ca: pki.ca.certPem,
+    cert: pki.admin.certPem,
+    key: pki.admin.keyPem,
   });
 }
 
-async function probeHttp(url: string): Promise<boolean> {
-  try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-    return response.ok;
-  } catch {
-    return false;
-  }
-}
-
-async function waitUntilReady(proc: ManagedProcess, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + readyTimeoutMs;
-  for (;;) {
-    if (!proc.running) {
-      const exit = await proc.exited;
-      throw new Error(
-        `cannot start ${proc.name}: it exited (code ${exit.code}, signal ${exit.signal}); last log lines:\n${proc.logTail()}`,
-      );
-    }
-    if (await check()) return;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `cannot start ${proc.name}: not ready after ${readyTimeoutMs} ms; last log lines:\n${proc.logTail()}`,
-      );
-    }
-    await sleep(50);
-  }
-}
-
-function writeSecretFile(path: string, content: string): void {
-  writeFileSync(path, content, { mode: 0o600 });
-}
-
-function writeKubeconfig(path: string, server: string, pki: Pki): void {
-  const b64 = (text: string): string => Buffer.from(text).toString('base64');
-  const config = {
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: clusterName, cluster: { server, 'certificate-authority-data': b64(pki.ca.certPem) } }],
-    users: [
-      {
-        name: adminUser,
-        user: { 'client-certificate-data': b64(pki.admin.certPem), 'client-key-data': b64(pki.admin.keyPem) },
-      },
-    ],
-    contexts: [{ name: clusterName, context: { cluster: clusterName, user: adminUser } }],
-    'current-context': clusterName,
-  };
-  writeSecretFile(path, stringify(config));
-}
-
-function etcdArgs(dir: string, clientPort: number, peerPort: number): string[] {
-  const client = `http://127.0.0.1:${clientPort}`;
-  const peer = `http://127.0.0.1:${peerPort}`;
-  return [
-    '--name=default',
-    `--data-dir=${join(dir, 'etcd')}`,
-    `--listen-client-urls=${client}`,
-    `--advertise-client-urls=${client}`,
-    `--listen-peer-urls=${peer}`,
-    `--initial-advertise-peer-urls=${peer}`,
-    `--initial-cluster=default=${peer}`,
-    // Throw-away data: durability buys nothing and costs seconds on a busy disk.
-    '--unsafe-no-fsync',
-    '--log-level=warn',
-  ];
-}
-
-function apiServerArgs(dir: string, etcdPort: number, port: number, extra: readonly string[]): string[] {
-  const file = (name: string): string => join(dir, name);
-  return [
-    `--etcd-servers=http://127.0.0.1:${etcdPort}`,
-    '--bind-address=127.0.0.1',
-    '--advertise-address=127.0.0.1',
-    `--secure-port=${port}`,
-    `--cert-dir=${file('apiserver-certs')}`,
-    `--tls-cert-file=${file('serving.crt')}`,
-    `--tls-private-key-file=${file('serving.key')}`,
-    `--client-ca-file=${file('ca.crt')}`,
-    '--authorization-mode=RBAC',
-    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-    `--service-account-key-file=${file('sa.pub')}`,
-    `--service-account-signing-key-file=${file('sa.key')}`,
-    '--service-cluster-ip-range=10.0.0.0/24',
-    // No kube-controller-manager runs, so nothing creates the `default` service account that the
-    // ServiceAccount admission plugin requires for pods.
-    '--disable-admission-plugins=ServiceAccount',
-    // Nothing in a cluster uses this API server: no Endpoints upkeep for the `kubernetes` service.
-    '--endpoint-reconciler-type=none',
-    '--allow-privileged=true',
-    '--profiling=false',
-    ...extra,
-  ];
-}
-
-/** A running etcd + kube-apiserver pair; see {@link startControlPlane}. */
+/** A running etcd + kube-apiserver pair (plus kube-controller-manager on request); see {@link startControlPlane}. */
 export class ControlPlane extends KubeCluster {
   readonly binaries: ControlPlaneBinaries;
   /** Temporary directory with certificates, etcd data and the process logs; removed by stop(). */
   readonly dir: string;
   readonly #etcd: ManagedProcess;
   #apiServer: ManagedProcess;
+  readonly #controllerManager: ManagedProcess | undefined;
   readonly #apiServerArgs: readonly string[];
   readonly #pki: Pki;
   #unregister: () => void;
@@ -182,6 +99,7 @@ export class ControlPlane extends KubeCluster {
     dir: string;
     etcd: ManagedProcess;
     apiServer: ManagedProcess;
+    controllerManager?: ManagedProcess;
     apiServerArgs: readonly string[];
     pki: Pki;
     fieldManager?: string;
@@ -191,25 +109,33 @@ export class ControlPlane extends KubeCluster {
     this.dir = init.dir;
     this.#etcd = init.etcd;
     this.#apiServer = init.apiServer;
+    this.#controllerManager = init.controllerManager;
     this.#apiServerArgs = init.apiServerArgs;
     this.#pki = init.pki;
     // Registered here, not per process, so an API server started by restartApiServer() is covered.
     this.#unregister = onProcessExit(() => this.killNow());
   }
 
+  /** Log file of kube-controller-manager, or undefined when it was not started. */
+  get controllerManagerLogPath(): string | undefined {
+    return this.#controllerManager?.logPath;
+  }
+
   /**
    * Stops kube-apiserver (SIGTERM, waiting for exit) and starts it again on the same port with
    * the same etcd and certificates; resolves when `/readyz` answers 200 again. Clients keep working
    * after the restart; watches break and must be re-established, which is what this is for.
+   * A kube-controller-manager keeps running and reconnects by itself.
    */
   async restartApiServer(): Promise<void> {
     await this.#apiServer.stop();
     this.#apiServer = startApiServerProcess(this.binaries, this.#apiServerArgs, this.dir);
-    await waitUntilReady(this.#apiServer, () => probe(`${this.server}/readyz`, this.#pki));
+    await waitUntilReady(this.#apiServer, () => apiServerReady(this.server, this.#pki));
   }
 
-  /** Stops kube-apiserver and etcd and removes the temporary directory. Safe to call twice. */
+  /** Stops every process (controller manager first, etcd last) and removes the directory. Safe to call twice. */
   async stop(): Promise<void> {
+    await this.#controllerManager?.stop();
     await this.#apiServer.stop();
     await this.#etcd.stop();
     rmSync(this.dir, { recursive: true, force: true });
@@ -217,8 +143,9 @@ export class ControlPlane extends KubeCluster {
     this.#unregister = () => undefined;
   }
 
-  /** For the exit handler: kill both processes and remove the directory, synchronously. */
+  /** For the exit handler: kill every process and remove the directory, synchronously. */
   killNow(): void {
+    this.#controllerManager?.killGroup();
     this.#apiServer.killGroup();
     this.#etcd.killGroup();
     rmSync(this.dir, { recursive: true, force: true });
@@ -233,17 +160,57 @@ function startApiServerProcess(
   return new ManagedProcess('kube-apiserver', binaries.kubeApiserver, args, join(dir, 'kube-apiserver.log'));
 }
 
+function writePki(dir: string, pki: Pki): void {
+  mkdirSync(join(dir, 'apiserver-certs'));
+  writeFileSync(join(dir, 'ca.crt'), pki.ca.certPem);
+  writeSecretFile(join(dir, 'ca.key'), pki.ca.keyPem);
+  writeFileSync(join(dir, 'serving.crt'), pki.serving.certPem);
+  writeSecretFile(join(dir, 'serving.key'), pki.serving.keyPem);
+  writeSecretFile(join(dir, 'sa.key'), pki.serviceAccountKey.privateKeyPem);
+  writeFileSync(join(dir, 'sa.pub'), pki.serviceAccountKey.publicKeyPem);
+}
+
+/** Starts kube-controller-manager against the running API server (see controller-manager.ts). */
+function startKubeControllerManager(
+  binary: string,
+  plane: { dir: string; server: string; pki: Pki },
+  options: ControlPlaneOptions,
+): Promise<ManagedProcess> {
+  const { dir, server, pki } = plane;
+  return startControllerManager({
+    binary,
+    dir,
+    server,
+    ca: pki.ca,
+    serving: { certPath: join(dir, 'serving.crt'), keyPath: join(dir, 'serving.key') },
+    rootCaPath: join(dir, 'ca.crt'),
+    serviceAccountKeyPath: join(dir, 'sa.key'),
+    ...(options.controllers ? { controllers: options.controllers } : {}),
+    ...(options.controllerManagerArgs ? { extraArgs: options.controllerManagerArgs } : {}),
+  });
+}
+
+function readyLine(info: ControlPlaneInfo, startedAt: number): string {
+  const { kubeApiserver, etcd, kubeControllerManager } = info.versions;
+  const manager = kubeControllerManager ? `, kube-controller-manager ${kubeControllerManager}` : '';
+  const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
+  return `[control-plane] kube-apiserver ${kubeApiserver}, etcd ${etcd}${manager}: ready at ${info.server} in ${seconds} s`;
+}
+
 /**
  * Starts etcd and kube-apiserver on free loopback ports with fresh certificates, RBAC
  * authorization and an admin identity (`coffer-admin` in `system:masters`), writes the admin
- * kubeconfig and resolves once `/readyz` answers 200. Logs the versions the binaries report.
+ * kubeconfig and resolves once `/readyz` answers 200; with `options.controllerManager`, also
+ * kube-controller-manager, once its `/healthz` answers 200. Logs the versions the binaries report.
  * Throws (never skips) when a binary is missing or a process fails to start; everything started
  * is stopped and removed on failure, on process exit and on SIGINT/SIGTERM/SIGHUP.
  */
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
-  const log = options.log ?? (() => undefined);
   const startedAt = Date.now();
   const binaries = locateBinaries(options.env);
+  const managerBinary = options.controllerManager
+    ? requireControllerManager(binaries, options.env)
+    : undefined;
   const dir = mkdtempSync(join(tmpdir(), options.dirPrefix ?? 'coffer-control-plane-'));
   const processes: ManagedProcess[] = [];
   const killAll = (): void => {
@@ -252,21 +219,17 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   };
   const unregister = onProcessExit(killAll);
   try {
-    const [kubeApiserverVersion, etcdVersion, pki, etcdPort, peerPort, port] = await Promise.all([
-      binaryVersion(binaries.kubeApiserver),
-      binaryVersion(binaries.etcd),
-      createPki(),
-      freePort(),
-      freePort(),
-      freePort(),
-    ]);
-    mkdirSync(join(dir, 'apiserver-certs'));
-    writeFileSync(join(dir, 'ca.crt'), pki.ca.certPem);
-    writeSecretFile(join(dir, 'ca.key'), pki.ca.keyPem);
-    writeFileSync(join(dir, 'serving.crt'), pki.serving.certPem);
-    writeSecretFile(join(dir, 'serving.key'), pki.serving.keyPem);
-    writeSecretFile(join(dir, 'sa.key'), pki.serviceAccountKey.privateKeyPem);
-    writeFileSync(join(dir, 'sa.pub'), pki.serviceAccountKey.publicKeyPem);
+    const [kubeApiserverVersion, etcdVersion, managerVersion, pki, etcdPort, peerPort, port] =
+      await Promise.all([
+        binaryVersion(binaries.kubeApiserver),
+        binaryVersion(binaries.etcd),
+        managerBinary ? binaryVersion(managerBinary) : undefined,
+        createPki(),
+        freePort(),
+        freePort(),
+        freePort(),
+      ]);
+    writePki(dir, pki);
 
     const etcd = new ManagedProcess(
       'etcd',
@@ -281,27 +244,34 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     const apiServer = startApiServerProcess(binaries, args, dir);
     processes.push(apiServer);
     const server = `https://127.0.0.1:${port}`;
-    await waitUntilReady(apiServer, () => probe(`${server}/readyz`, pki));
+    await waitUntilReady(apiServer, () => apiServerReady(server, pki));
+
+    const controllerManager = managerBinary
+      ? await startKubeControllerManager(managerBinary, { dir, server, pki }, options)
+      : undefined;
+    if (controllerManager) processes.push(controllerManager);
 
     const kubeconfigPath = join(dir, 'kubeconfig.yaml');
-    writeKubeconfig(kubeconfigPath, server, pki);
+    writeKubeconfig(kubeconfigPath, server, pki.ca.certPem, { user: adminUser, client: pki.admin });
     const info: ControlPlaneInfo = {
       server,
       kubeconfigPath,
       caCertPath: join(dir, 'ca.crt'),
       caKeyPath: join(dir, 'ca.key'),
-      versions: { kubeApiserver: kubeApiserverVersion, etcd: etcdVersion },
+      versions: {
+        kubeApiserver: kubeApiserverVersion,
+        etcd: etcdVersion,
+        ...(managerVersion ? { kubeControllerManager: managerVersion } : {}),
+      },
     };
-    const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
-    log(
-      `[control-plane] kube-apiserver ${kubeApiserverVersion}, etcd ${etcdVersion}: ready at ${server} in ${seconds} s`,
-    );
+    (options.log ?? (() => undefined))(readyLine(info, startedAt));
     const plane = new ControlPlane({
       info,
       binaries,
       dir,
       etcd,
       apiServer,
+      ...(controllerManager ? { controllerManager } : {}),
       apiServerArgs: args,
       pki,
       fieldManager: options.fieldManager,

@@ -1,0 +1,56 @@
+/** Command-line flags of the local control plane's etcd and kube-apiserver. */
+import { join } from 'node:path';
+
+/** Flags of a throw-away, single-member etcd on loopback with its data in `<dir>/etcd`. */
+export function etcdArgs(dir: string, clientPort: number, peerPort: number): string[] {
+  const client = `http://127.0.0.1:${clientPort}`;
+  const peer = `http://127.0.0.1:${peerPort}`;
+  return [
+    '--name=default',
+    `--data-dir=${join(dir, 'etcd')}`,
+    `--listen-client-urls=${client}`,
+    `--advertise-client-urls=${client}`,
+    `--listen-peer-urls=${peer}`,
+    `--initial-advertise-peer-urls=${peer}`,
+    `--initial-cluster=default=${peer}`,
+    // Throw-away data: durability buys nothing and costs seconds on a busy disk.
+    '--unsafe-no-fsync',
+    '--log-level=warn',
+  ];
+}
+
+/**
+ * Flags of kube-apiserver on 127.0.0.1:`port` backed by etcd on `etcdPort`, with the files
+ * `writePki` leaves in `dir` (CA, serving certificate, service-account keys); `extra` last.
+ */
+export function apiServerArgs(
+  dir: string,
+  etcdPort: number,
+  port: number,
+  extra: readonly string[],
+): string[] {
+  const file = (name: string): string => join(dir, name);
+  return [
+    `--etcd-servers=http://127.0.0.1:${etcdPort}`,
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
+    `--secure-port=${port}`,
+    `--cert-dir=${file('apiserver-certs')}`,
+    `--tls-cert-file=${file('serving.crt')}`,
+    `--tls-private-key-file=${file('serving.key')}`,
+    `--client-ca-file=${file('ca.crt')}`,
+    '--authorization-mode=RBAC',
+    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+    `--service-account-key-file=${file('sa.pub')}`,
+    `--service-account-signing-key-file=${file('sa.key')}`,
+    '--service-cluster-ip-range=10.0.0.0/24',
+    // No serviceaccount controller runs (not even with kube-controller-manager), so nothing creates
+    // the `default` service account that the ServiceAccount admission plugin requires for pods.
+    '--disable-admission-plugins=ServiceAccount',
+    // Nothing in a cluster uses this API server: no Endpoints upkeep for the `kubernetes` service.
+    '--endpoint-reconciler-type=none',
+    '--allow-privileged=true',
+    '--profiling=false',
+    ...extra,
+  ];
+}
