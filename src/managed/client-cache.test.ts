@@ -95,4 +95,16 @@ describe('client cache', () => {
     expect(t.closed.sort()).toEqual([1, 2]);
     expect(t.cache.size).toBe(0);
   });
+
+  it('peeks at the current client without building or retiring', async () => {
+    const t = setup();
+    expect(t.cache.peek('Connection/ns/main')).toBeUndefined();
+    const client = await t.cache.get(key('1'), t.build);
+    expect(await t.cache.peek('Connection/ns/main')).toBe(client);
+    expect(t.builds()).toBe(1);
+    t.clock.advance(5_000);
+    expect(t.closed).toEqual([]);
+    t.cache.invalidate('Connection/ns/main');
+    expect(t.cache.peek('Connection/ns/main')).toBeUndefined();
+  });
 });

@@ -8,6 +8,8 @@
  *   promise) and retires the old one;
  * - a retired client is closed after `closeDelayMs`, so calls already using it can finish;
  * - a failed build is not cached: the next `get` tries again;
+ * - `peek(connection)` returns the current client whatever its credential version, building and
+ *   retiring nothing (a deleted connection's last client, see `ConnectionResolver`);
  * - `close()` closes every client at once (shutdown).
  *
  * The credential version is whatever changes when the credentials do, e.g. the Connection's
@@ -35,6 +37,8 @@ export interface ClientCacheOptions<C> {
 export interface ClientCache<C> {
   /** The client for `key`, built with `build` when missing or when the credential version changed. */
   get(key: ClientKey, build: () => Promise<C>): Promise<C>;
+  /** The current client of a connection, whatever its credential version; undefined when none. */
+  peek(connection: string): Promise<C> | undefined;
   /** Forgets and closes the client of a connection (e.g. the Connection was deleted). */
   invalidate(connection: string): void;
   /** Closes every client, including retired ones still in their grace period. */
@@ -106,6 +110,7 @@ export function createClientCache<C>(options: ClientCacheOptions<C> = {}): Clien
 
   return {
     get,
+    peek: (connection) => entries.get(connection)?.client,
     invalidate,
     close,
     get size() {

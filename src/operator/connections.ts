@@ -6,6 +6,12 @@
  * connection's uid and generation plus the resourceVersions of every Secret and ConfigMap it
  * reads: editing the Connection or rotating its Secret builds a new client on the next use; the
  * old one is closed after a grace period (`createClientCache`).
+ *
+ * Namespace deletion: the namespace controller deletes a Connection and its Secrets together with
+ * the resources that use it, so the resources' deletion policies could no longer reach the
+ * service. In a namespace being deleted a Connection's current client is therefore frozen (no
+ * rebuild when its Secrets go) and, once the Connection is gone, still handed to the resources
+ * being deleted there, until the namespace is gone.
  */
 import type { Logger } from 'pino';
 import { clusterConnectionSpec, connectionSpec } from '../api/v1alpha1/index.ts';
@@ -26,7 +32,7 @@ import type { ObjectReader } from '../managed/kube-objects.ts';
 import { REFERENCE_NOT_READY } from '../managed/references.ts';
 import { CONDITION_READY, getCondition } from '../runtime/conditions.ts';
 import { TerminalError, WaitingError } from '../runtime/errors.ts';
-import { isBeingDeleted } from '../runtime/object-meta.ts';
+import { ANNOTATION_ABANDON, isBeingDeleted } from '../runtime/object-meta.ts';
 import { ConnectionClientFactory, type ConnectionClient } from './connection-clients.ts';
 
 export type ConnectionKindName = 'Connection' | 'ClusterConnection';
@@ -54,6 +60,8 @@ export interface ConnectionResolverOptions {
   readonly waitRequeueMs: number;
   /** Grace period before a replaced client is closed (default 30 s). */
   readonly closeDelayMs?: number;
+  /** True while the namespace is being deleted (default: never; see the module comment). */
+  readonly namespaceTerminating?: (namespace: string) => boolean;
 }
 
 /** `Connection/<ns>/<name>` or `ClusterConnection/<name>`. */
@@ -101,11 +109,38 @@ function connectionRefOf(obj: ManagedObject<unknown>): ConnectionRef {
   return { kind, name: ref.name };
 }
 
+/** ReferenceNotReady for `obj`; a resource being deleted is told how to let go without the service. */
+function waitingFor(
+  obj: ManagedObject<unknown>,
+  ref: ConnectionRef,
+  why: string,
+  requeueMs: number,
+): WaitingError {
+  const hint = isBeingDeleted(obj)
+    ? `; to finish the deletion without the service, set ${ANNOTATION_ABANDON}: "true"`
+    : '';
+  return new WaitingError(
+    REFERENCE_NOT_READY,
+    `waiting for ${ref.kind} ${ref.name}: ${why}${hint}`,
+    requeueMs,
+  );
+}
+
+/** The namespace of a `Connection/<ns>/<name>` key; undefined for a ClusterConnection. */
+function namespaceOfKey(key: string): string | undefined {
+  const [kind, namespace] = key.split('/');
+  return kind === 'Connection' ? namespace : undefined;
+}
+
 /** Resolves connections and owns the client cache. */
 export class ConnectionResolver {
   private readonly o: ConnectionResolverOptions;
   private readonly factory: ConnectionClientFactory;
   private readonly cache: ClientCache<ConnectionClient>;
+  /** Organization of each connection at its last resolution (the fallback needs it). */
+  private readonly organizations = new Map<string, string | undefined>();
+  /** Connections deleted with their namespace whose client is kept for its resources. */
+  private readonly kept = new Set<string>();
 
   constructor(options: ConnectionResolverOptions) {
     this.o = options;
@@ -128,6 +163,11 @@ export class ConnectionResolver {
   ): Promise<ConnectionClient> {
     const key = connectionKey(kind, obj);
     const namespace = kind === 'Connection' ? obj.metadata.namespace : undefined;
+    // The namespace controller deleting a Connection's Secrets is no rotation, and a rebuild would
+    // fail: in a namespace being deleted the current client serves to the end.
+    const current = namespace && this.isTerminating(namespace) ? this.cache.peek(key) : undefined;
+    const frozen = await current?.catch(() => undefined);
+    if (frozen) return frozen;
     const credentialVersion = await this.credentialVersion(obj, settings, namespace);
     return this.cache.get({ connection: key, credentialVersion }, async () => {
       const credentials = await readCredentials(settings, namespace, this.o.sources);
@@ -142,29 +182,68 @@ export class ConnectionResolver {
 
   /** See `OperatorServices.connectionFor`. */
   async connectionFor(obj: ManagedObject<unknown>): Promise<ResolvedConnection> {
+    this.dropKeptOfGoneNamespaces();
     const ref = connectionRefOf(obj);
     const namespace = ref.kind === 'Connection' ? obj.metadata.namespace : undefined;
     const connection = await this.o.readers[ref.kind].get(namespace ? { namespace, name: ref.name } : ref);
     if (connection && ref.kind === 'ClusterConnection') this.checkAdmission(connection, obj);
     const notReady = connection ? whyNotUsable(connection) : 'it does not exist';
     if (notReady || !connection) {
-      const message = `waiting for ${ref.kind} ${ref.name}: ${notReady ?? 'it does not exist'}`;
-      throw new WaitingError(REFERENCE_NOT_READY, message, this.o.waitRequeueMs);
+      const last = await this.lastClientForNamespaceDeletion(obj, ref);
+      if (last) return last;
+      throw waitingFor(obj, ref, notReady ?? 'it does not exist', this.o.waitRequeueMs);
     }
     const settings = connectionSettings(ref.kind, connection);
     const { client } = await this.clientFor(ref.kind, connection, settings);
     const organizationId = connection.status?.organizationId;
-    return {
-      client,
-      key: connectionKey(ref.kind, connection),
-      ...(organizationId ? { organizationId } : {}),
-    };
+    const key = connectionKey(ref.kind, connection);
+    this.organizations.set(key, organizationId);
+    return { client, key, ...(organizationId ? { organizationId } : {}) };
   }
 
-  /** Drops and closes the client of a deleted connection. */
+  /**
+   * Drops and closes the client of a deleted connection — unless the Connection went with its
+   * namespace: then the client is kept for the namespace's resources until the namespace is gone.
+   */
   invalidate(key: string): void {
+    this.dropKeptOfGoneNamespaces();
+    const namespace = namespaceOfKey(key);
+    if (namespace && this.isTerminating(namespace) && this.cache.peek(key)) {
+      this.kept.add(key);
+      return;
+    }
+    this.drop(key);
+  }
+
+  private drop(key: string): void {
+    this.kept.delete(key);
+    this.organizations.delete(key);
     this.cache.invalidate(key);
     this.factory.forget(key);
+  }
+
+  private isTerminating(namespace: string): boolean {
+    return this.o.namespaceTerminating?.(namespace) ?? false;
+  }
+
+  private dropKeptOfGoneNamespaces(): void {
+    for (const key of this.kept) if (!this.isTerminating(namespaceOfKey(key) ?? '')) this.drop(key);
+  }
+
+  /** The last client of a Connection gone with its namespace, for a resource being deleted there. */
+  private async lastClientForNamespaceDeletion(
+    obj: ManagedObject<unknown>,
+    ref: ConnectionRef,
+  ): Promise<ResolvedConnection | undefined> {
+    const namespace = obj.metadata.namespace;
+    if (ref.kind !== 'Connection' || !namespace || !isBeingDeleted(obj) || !this.isTerminating(namespace))
+      return undefined;
+    const key = connectionKey('Connection', { metadata: { name: ref.name, namespace } });
+    const cached = this.cache.peek(key);
+    const client = cached ? await cached.catch(() => undefined) : undefined;
+    if (!client) return undefined;
+    const organizationId = this.organizations.get(key);
+    return { client: client.client, key, ...(organizationId ? { organizationId } : {}) };
   }
 
   /** Closes every client. */

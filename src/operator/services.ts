@@ -83,6 +83,8 @@ export function createServices(options: ServicesOptions): DirectServices {
       ClusterConnection: cacheReader(kindInformer(options, 'ClusterConnection')),
     },
     namespaceLabels: (ns) => informers.namespaces.get(undefined, ns)?.metadata?.labels,
+    namespaceTerminating: (ns) =>
+      Boolean(informers.namespaces.get(undefined, ns)?.metadata?.deletionTimestamp),
     versions: payloadVersions(options, core),
     sources: { secrets, configMaps },
     log: options.log.child({ component: 'connections' }),
