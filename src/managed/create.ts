@@ -1,8 +1,9 @@
 /**
  * Crash-safe creation of the external object (after crossplane-runtime's critical annotations).
  *
- * 1. Mark `coffer.dev/create-pending` with a patch guarded by resourceVersion: if our cache is
- *    stale (an id may already be recorded), this fails with 409 and nothing is created.
+ * 1. Mark `coffer.dev/create-pending` (and add the finalizer, if missing, in the same write) with
+ *    a patch guarded by resourceVersion: if our cache is stale (an id may already be recorded),
+ *    this fails with 409 and nothing is created.
  * 2. Call `create`.
  * 3. Record the returned id and clear the mark in one merge patch, retried a few times.
  *
@@ -12,6 +13,7 @@
  */
 import { rfc3339 } from '../runtime/conditions.ts';
 import { TerminalError, TransientError } from '../runtime/errors.ts';
+import { finalizerPatch } from '../runtime/finalizers.ts';
 import {
   ANNOTATION_CREATE_PENDING,
   ANNOTATION_EXTERNAL_ID,
@@ -108,10 +110,14 @@ export async function createExternal<Spec extends ManagedSpecFields, Refs, Statu
   previousId: string | undefined,
 ): Promise<ExternalState<Status>> {
   run.step = 'create';
-  const mark = annotationPatch(run.obj, {
-    [ANNOTATION_CREATE_PENDING]: rfc3339(run.now),
-    [ANNOTATION_EXTERNAL_ID]: null,
-  });
+  // The finalizer goes on with the mark, before anything can exist in the service.
+  const mark = [
+    ...finalizerPatch(run.obj),
+    ...annotationPatch(run.obj, {
+      [ANNOTATION_CREATE_PENDING]: rfc3339(run.now),
+      [ANNOTATION_EXTERNAL_ID]: null,
+    }),
+  ];
   run.obj = await patchGuarded(run.settings.patcher, run.obj, mark, 'mark create pending');
   let creation;
   try {

@@ -132,11 +132,9 @@ export async function syncExternal<Spec extends ManagedSpecFields, Refs, Status 
   run: Run<Spec, Refs, Status>,
 ): Promise<ExternalState<Status>> {
   const observeOnly = isObserveOnly(run.spec);
-  if (!observeOnly) {
-    run.step = 'finalize';
-    // Before anything can exist in the service, so deletion is never missed.
-    run.obj = await ensureFinalizer(run.settings.patcher, run.obj);
-  }
+  // The finalizer is added before this resource owns anything in the service, so deletion is
+  // never missed: with the create-pending mark in one write (create.ts), or before adopting or
+  // updating an object that exists. An interrupted create's mark came with the finalizer.
   const { client, context: initial } = await connect(run, false);
   let context = initial;
   if (!context.externalId && getAnnotation(run.obj, ANNOTATION_CREATE_PENDING) && !observeOnly) {
@@ -145,6 +143,10 @@ export async function syncExternal<Spec extends ManagedSpecFields, Refs, Status 
   }
   run.step = 'observe';
   const observation = await client.observe(view(run), context);
+  if (observation.exists && !observeOnly) {
+    run.step = 'finalize';
+    run.obj = await ensureFinalizer(run.settings.patcher, run.obj);
+  }
   const state = observation.exists
     ? await whenExists(run, client, context, observation)
     : await whenMissing(run, client, context);

@@ -4,7 +4,22 @@
  * (silent immediate requeue) and the next attempt works from fresh state.
  */
 import { kubernetesStatus } from './errors.ts';
-import { FINALIZER, hasFinalizer, patchGuarded, type KubeObject, type ObjectPatcher } from './object-meta.ts';
+import {
+  FINALIZER,
+  hasFinalizer,
+  patchGuarded,
+  type JsonPatchOperation,
+  type KubeObject,
+  type ObjectPatcher,
+} from './object-meta.ts';
+
+/** The JSON patch operations that add `finalizer` (none when it is present), to combine with others. */
+export function finalizerPatch(obj: KubeObject, finalizer: string = FINALIZER): JsonPatchOperation[] {
+  if (hasFinalizer(obj, finalizer)) return [];
+  return [
+    { op: 'add', path: '/metadata/finalizers', value: [...(obj.metadata?.finalizers ?? []), finalizer] },
+  ];
+}
 
 /**
  * Ensures `finalizer` is present. Returns the object unchanged when it already is (no write),
@@ -16,13 +31,7 @@ export async function ensureFinalizer<T extends KubeObject>(
   finalizer: string = FINALIZER,
 ): Promise<T> {
   if (hasFinalizer(obj, finalizer)) return obj;
-  const finalizers = [...(obj.metadata?.finalizers ?? []), finalizer];
-  return patchGuarded(
-    patcher,
-    obj,
-    [{ op: 'add', path: '/metadata/finalizers', value: finalizers }],
-    'add finalizer',
-  );
+  return patchGuarded(patcher, obj, finalizerPatch(obj, finalizer), 'add finalizer');
 }
 
 /**
