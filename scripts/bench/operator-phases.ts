@@ -99,7 +99,7 @@ export async function measureWithoutEvents(
   service: Service,
   options: { samples: number; pollMs: number },
 ): Promise<Rows> {
-  const naming = { prefix: 'quiet-' };
+  const naming = { prefix: 'quiet-', pollInterval: `${options.pollMs / 1000}s` };
   const at = { env, namespace };
   await createConnection(at, service);
   await waitConnection(env, namespace);

@@ -208,6 +208,8 @@ export function randomValue(): string {
 export interface Naming {
   /** Prefix of slugs, identity names and folder paths (unique per namespace in one organization). */
   readonly prefix: string;
+  /** `spec.pollInterval` of the SecretBatches (default: the operator's `--default-poll-interval`). */
+  readonly pollInterval?: string;
 }
 
 /** Secrets `src-<i>` with `keys` random values `K0..`. */
@@ -248,6 +250,7 @@ export function createBatches(
       environment: 'dev',
       secretPath: batchPath(i, naming),
       fromSecret: { name: `src-${i}` },
+      ...(naming.pollInterval ? { pollInterval: naming.pollInterval } : {}),
     }),
   );
 }
