@@ -86,7 +86,7 @@ export class ProjectEventHub {
     const key = requestKey(request);
     const streamKey = `${interest.connection.key}|${interest.projectId}`;
     const previous = this.members.get(key);
-    this.members.set(key, {
+    const member = {
       request,
       uid: obj.metadata.uid,
       obj,
@@ -95,7 +95,11 @@ export class ProjectEventHub {
       environment: interest.environment,
       secretPath: interest.secretPath,
       keys: new Set(interest.keys),
-    });
+    };
+    this.members.set(key, member);
+    // Every reconcile registers again; recomputing the stream's registrations (a pass over all
+    // its members) is only needed when what this resource watches changed.
+    if (previous && sameInterest(previous, member) && this.streams.has(streamKey)) return;
     if (previous && previous.streamKey !== streamKey) this.refresh(previous.streamKey);
     this.ensureStream(streamKey, interest.projectId).refresh();
   }
@@ -200,4 +204,15 @@ export class ProjectEventHub {
     if (this.signal && !this.signal.aborted) stream.start(this.signal);
     return stream;
   }
+}
+
+/** Whether two registrations of one resource watch the same stream, scope and keys. */
+function sameInterest(
+  a: { streamKey: string; environment: string; secretPath: string; keys: ReadonlySet<string> },
+  b: { streamKey: string; environment: string; secretPath: string; keys: ReadonlySet<string> },
+): boolean {
+  if (a.streamKey !== b.streamKey || a.environment !== b.environment || a.secretPath !== b.secretPath) {
+    return false;
+  }
+  return a.keys.size === b.keys.size && [...a.keys].every((k) => b.keys.has(k));
 }
