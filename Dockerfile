@@ -45,5 +45,8 @@ COPY crds ./crds
 USER 65532:65532
 EXPOSE 8080 8081
 # Distroless keeps node at /nodejs/bin/node and has no PATH lookup for it.
-ENTRYPOINT ["/nodejs/bin/node", "bin/coffer.js"]
+# --max-semi-space-size=8 caps V8's young generation at a few tens of MiB (Node 24 lets it grow
+# to 128 MiB under a burst of reconciles, and V8 keeps heap pages it once used): measured with
+# `npm run bench`, it lowers the operator's resident memory by about 80 MiB at 1,000 resources.
+ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=8", "bin/coffer.js"]
 CMD ["operator"]

@@ -52,8 +52,9 @@ const { values } = parseArgs({
     'no-events-poll-interval': { type: 'string', default: '60s' },
     samples: { type: 'string', default: '50' },
     workers: { type: 'string', default: '4' },
-    // Node.js options of the operator process, e.g. "--max-semi-space-size=8".
-    'node-options': { type: 'string', default: '' },
+    // Node.js options of the operator process; the default is what the container image runs with
+    // (Dockerfile ENTRYPOINT).
+    'node-options': { type: 'string', default: '--max-semi-space-size=8' },
     concurrency: { type: 'string', default: '32' },
     'budget-batches': { type: 'string', default: '20' },
     'budget-rpm': { type: 'string', default: '100' },
