@@ -11,7 +11,6 @@
 //   resources back): they keep calling the service with the Connection's last client, and the
 //   namespace finishes with the service objects deleted once the service is back.
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { CoreV1Api, type V1Namespace } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient, staticToken } from '../../src/client/index.ts';
@@ -28,7 +27,10 @@ const namespaceTimeoutMs = 180_000;
 /** The resources `populate` creates in a namespace, by kind. */
 const names = { Project: 'app', Identity: 'bot', SecretBatch: 'config' } as const;
 const kinds = Object.keys(names) as (keyof typeof names)[];
-const batchKeys = ['LOG_LEVEL', 'FEATURE_FLAG'];
+/** Each SecretBatch's keys (sorted); serviceState with all still in the service, and all gone. */
+const batchKeys = ['FEATURE_FLAG', 'LOG_LEVEL'];
+const kept = { project: true, identity: true, keys: batchKeys };
+const gone = { project: false, identity: false, keys: [] };
 
 let plane: ControlPlane;
 let core: CoreV1Api;
@@ -59,16 +61,6 @@ async function bootstrap(url: string) {
   }
 }
 
-function capturingLogger() {
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logLines.push(chunk.toString('utf8'));
-      done();
-    },
-  });
-  return createLogger({ level: 'info', name: 'coffer', destination });
-}
-
 /** A namespace with the token Secret and a Ready Connection `coffer`. */
 async function namespaceWithConnection(namespace: string): Promise<void> {
   await h.createSecret('token', { token: h.admin.token }, { namespace });
@@ -82,12 +74,8 @@ async function populate(namespace: string, deletionPolicy: 'Delete' | 'Orphan'):
   const common = { connectionRef: { name: 'coffer' }, deletionPolicy };
   const slug = `${namespace}-${suffix}`;
   const at = { namespace };
-  await h.create(
-    'Project',
-    'app',
-    { ...common, name: slug, slug, environments: [{ name: 'Dev', slug: 'dev' }] },
-    at,
-  );
+  const environments = [{ name: 'Dev', slug: 'dev' }];
+  await h.create('Project', 'app', { ...common, name: slug, slug, environments }, at);
   await h.create('Identity', 'bot', { ...common, name: `bot-${slug}` }, at);
   const secrets = batchKeys.map((key) => ({ key, value: `value-of-${key}` }));
   const batch = { ...common, projectRef: { name: 'app' }, environment: 'dev', secretPath: '/', secrets };
@@ -120,6 +108,15 @@ async function serviceState(ids: ServiceIds) {
   return { project, identity, keys: keys.sort() };
 }
 
+/** The resource when it is being deleted and says its deletion cannot reach the service. */
+async function blockedDeletion(kind: keyof typeof names, namespace: string) {
+  const obj = await h.get(kind, names[kind], { namespace });
+  const synced = obj?.status?.conditions?.find((c) => c.type === 'Synced');
+  const deleting = Boolean(obj?.metadata.deletionTimestamp);
+  const unreachable = synced?.status === 'False' && synced.reason === 'ServiceUnreachable';
+  return deleting && unreachable && synced.message.startsWith('cannot delete') ? obj : undefined;
+}
+
 async function readNamespace(name: string): Promise<V1Namespace | undefined> {
   try {
     return await core.readNamespace({ name });
@@ -135,6 +132,7 @@ async function deleteNamespaceAndWait(name: string): Promise<void> {
   await waitUntilGone(name);
 }
 
+/** Resolves once the namespace is gone (polled). */
 async function waitUntilGone(name: string): Promise<void> {
   await waitFor(async () => (await readNamespace(name)) === undefined, {
     timeoutMs: namespaceTimeoutMs,
@@ -154,7 +152,11 @@ beforeAll(async () => {
   const service = createServiceClient({ baseUrl: devserver.url, auth: staticToken(admin.token) });
   operator = await startOperator({
     kubeConfig: kc,
-    log: capturingLogger(),
+    log: createLogger({
+      level: 'info',
+      name: 'coffer',
+      destination: { write: (l: string) => logLines.push(l) },
+    }),
     namespaces,
     waitRequeueMs: 1_000,
     clientCloseDelayMs: 1_000,
@@ -176,16 +178,16 @@ describe('deleting a namespace with Coffer resources', () => {
   it('finishes with deletionPolicy Delete and deletes the service objects', async () => {
     const namespace = h.namespaces[0] ?? '';
     const ids = await populate(namespace, 'Delete');
-    expect(await serviceState(ids)).toEqual({ project: true, identity: true, keys: [...batchKeys].sort() });
+    expect(await serviceState(ids)).toEqual(kept);
     await deleteNamespaceAndWait(namespace);
-    expect(await serviceState(ids)).toEqual({ project: false, identity: false, keys: [] });
+    expect(await serviceState(ids)).toEqual(gone);
   }, 300_000);
 
   it('finishes with deletionPolicy Orphan and leaves the service objects', async () => {
     const namespace = h.namespaces[1] ?? '';
     const ids = await populate(namespace, 'Orphan');
     await deleteNamespaceAndWait(namespace);
-    expect(await serviceState(ids)).toEqual({ project: true, identity: true, keys: [...batchKeys].sort() });
+    expect(await serviceState(ids)).toEqual(kept);
   }, 300_000);
 
   it('finishes with managementPolicy ObserveOnly and leaves the adopted objects', async () => {
@@ -223,14 +225,14 @@ describe('deleting a namespace with Coffer resources', () => {
     h.devserver.faults.update({ dropRatio: 1 });
     try {
       await core.deleteNamespace({ name: namespace });
+      // Polled until a deletion attempt is reported: a poll before the namespace deletion may
+      // already have said ServiceUnreachable (for "cannot observe").
       for (const kind of kinds) {
-        const blocked = await h.waitForCondition(
-          kind,
-          names[kind],
-          { type: 'Synced', status: 'False', reason: 'ServiceUnreachable' },
-          { namespace, timeoutMs: namespaceTimeoutMs },
-        );
-        expect(blocked.metadata.deletionTimestamp, kind).toBeTruthy();
+        const blocked = await waitFor(() => blockedDeletion(kind, namespace), {
+          timeoutMs: namespaceTimeoutMs,
+          intervalMs: 250,
+          message: `${kind} to report its deletion as ServiceUnreachable`,
+        });
         expect(blocked.metadata.finalizers, kind).toContain('coffer.dev/finalizer');
       }
       // The namespace controller reports the finalizers it is waiting for.
@@ -255,7 +257,7 @@ describe('deleting a namespace with Coffer resources', () => {
     } finally {
       h.devserver.faults.update({ dropRatio: 0 });
     }
-    expect(await serviceState(ids)).toEqual({ project: true, identity: true, keys: [...batchKeys].sort() });
+    expect(await serviceState(ids)).toEqual(kept);
   }, 300_000);
 
   // Runs last: no other namespace's resource calls the service meanwhile, so every faulted call
@@ -289,7 +291,7 @@ describe('deleting a namespace with Coffer resources', () => {
       h.devserver.faults.update({ errorRatio: 0 });
     }
     await waitUntilGone(namespace);
-    expect(await serviceState(ids)).toEqual({ project: false, identity: false, keys: [] });
+    expect(await serviceState(ids)).toEqual(gone);
   }, 300_000);
 
   it('never logs the connection token', () => {
