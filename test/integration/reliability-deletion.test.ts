@@ -2,9 +2,8 @@
 // deletion protection on, or the Connection gone, the finalizer stays and a condition says why;
 // the `coffer.dev/abandon: "true"` annotation lets an admin drop the finalizer and leave the
 // service object in place. Orphan and ObserveOnly resources go without calling the service.
-// (The namespace variant — deleting a namespace full of Coffer resources — needs the namespace
-// controller of kube-controller-manager, which the test control plane does not run; it reduces to
-// exactly these per-resource finalizer cases. See docs/reliability.md.)
+// Deleting whole namespaces (with kube-controller-manager's namespace controller) is covered by
+// reliability-namespace-deletion.test.ts.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/kube.ts';

@@ -6,11 +6,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { KubeConfig } from '@kubernetes/client-node';
 import {
   ApiextensionsV1Api,
   CoreV1Api,
   CustomObjectsApi,
-  KubeConfig,
   KubernetesObjectApi,
   loadYaml,
   PatchStrategy,
@@ -19,6 +19,7 @@ import {
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
+import { PooledKubeConfig } from '../../runtime/kube-config.ts';
 import { waitFor } from '../wait-for.ts';
 import { issueClientCertificate } from './certs.ts';
 
@@ -176,14 +177,14 @@ export class KubeCluster {
 
   /** A fresh admin KubeConfig (cluster-admin through `system:masters`). */
   kubeConfig(): KubeConfig {
-    const kc = new KubeConfig();
+    const kc = new PooledKubeConfig();
     kc.loadFromFile(this.info.kubeconfigPath);
     return kc;
   }
 
   /** A KubeConfig for the same cluster authenticating as `user`. */
   kubeConfigFor(user: User): KubeConfig {
-    const kc = new KubeConfig();
+    const kc = new PooledKubeConfig();
     const caData = base64(readFileSync(this.info.caCertPath, 'utf8'));
     kc.loadFromOptions({
       clusters: [{ name: 'coffer-local', server: this.info.server, caData, skipTLSVerify: false }],
