@@ -34,6 +34,26 @@ describe('ignoreStatusOnlyUpdates', () => {
       next: withMeta({ annotations: { b: '2', 'coffer.dev/external-id': 'x' } }),
       want: true,
     },
+    {
+      reason: 'external id set by a user while a create was pending (mark kept)',
+      old: withMeta({ annotations: { b: '2', 'coffer.dev/create-pending': 't' } }),
+      next: withMeta({
+        annotations: { b: '2', 'coffer.dev/create-pending': 't', 'coffer.dev/external-id': 'x' },
+      }),
+      want: true,
+    },
+    {
+      reason: 'own create recorded (mark replaced by the id in one write)',
+      old: withMeta({ annotations: { b: '2', 'coffer.dev/create-pending': 't' } }),
+      next: withMeta({ annotations: { b: '2', 'coffer.dev/external-id': 'x' } }),
+      want: false,
+    },
+    {
+      reason: 'own create recorded together with a user change',
+      old: withMeta({ annotations: { b: '2', 'coffer.dev/create-pending': 't' } }),
+      next: withMeta({ annotations: { b: '3', 'coffer.dev/external-id': 'x' } }),
+      want: true,
+    },
     { reason: 'label change', next: withMeta({ labels: {} }), want: true },
     { reason: 'finalizer removed', next: withMeta({ finalizers: [] }), want: true },
     {
@@ -47,8 +67,9 @@ describe('ignoreStatusOnlyUpdates', () => {
       next: withMeta({ deletionTimestamp: '2026-01-01T00:00:00Z' }),
       want: true,
     },
-  ])('$reason → $want', ({ next, want }) => {
-    expect(ignoreStatusOnlyUpdates(next, base)).toBe(want);
+  ])('$reason → $want', ({ next, want, ...rest }) => {
+    const old = 'old' in rest ? rest.old : base;
+    expect(ignoreStatusOnlyUpdates(next, old)).toBe(want);
   });
 
   it.each([

@@ -3,7 +3,7 @@
  * watched kind changes, and which updates are worth a reconcile at all.
  */
 import type { Informer, KubeObject } from './informer.ts';
-import { ANNOTATION_CREATE_PENDING, FINALIZER } from './object-meta.ts';
+import { ANNOTATION_CREATE_PENDING, ANNOTATION_EXTERNAL_ID, FINALIZER } from './object-meta.ts';
 import type { Request } from './reconcile.ts';
 
 /** Maps a changed object to the requests to enqueue. */
@@ -77,7 +77,10 @@ export const ignoreStatusOnlyUpdates: UpdatePredicate<KubeObject> = (obj, old) =
   if (a.generation !== b.generation) return true;
   if (a.deletionTimestamp !== b.deletionTimestamp) return true;
   if (!sameJson(a.labels, b.labels)) return true;
-  if (!sameJson(withoutBookkeeping(a.annotations), withoutBookkeeping(b.annotations))) return true;
+  const bookkeeping = ownCreateRecorded(a.annotations, b.annotations)
+    ? [...bookkeepingAnnotations, ANNOTATION_EXTERNAL_ID]
+    : bookkeepingAnnotations;
+  if (!sameJson(without(a.annotations, bookkeeping), without(b.annotations, bookkeeping))) return true;
   if (!sameJson(a.finalizers, withOwnFinalizer(b.finalizers, a.finalizers))) return true;
   if (a.generation === undefined) return !sameJson(payloadOf(obj), payloadOf(old));
   return false;
@@ -86,14 +89,35 @@ export const ignoreStatusOnlyUpdates: UpdatePredicate<KubeObject> = (obj, old) =
 /**
  * Annotations the reconciler writes for its own bookkeeping. Setting and clearing the
  * create-pending mark around a create that the service refuses must not trigger another
- * reconcile: that would retry a terminal failure in a loop.
+ * reconcile: that would retry a terminal failure in a loop. (The external id is bookkeeping
+ * too when it replaces the mark: see `ownCreateRecorded`.)
  */
 const bookkeepingAnnotations: readonly string[] = [ANNOTATION_CREATE_PENDING];
 
-function withoutBookkeeping(annotations: Record<string, string> | undefined): Record<string, string> {
+function without(
+  annotations: Record<string, string> | undefined,
+  keys: readonly string[],
+): Record<string, string> {
   const rest: Record<string, string> = { ...annotations };
-  for (const key of bookkeepingAnnotations) delete rest[key];
+  for (const key of keys) delete rest[key];
   return rest;
+}
+
+/**
+ * Whether the update is the reconciler recording the id of the object it just created: the
+ * create-pending mark went and an external id appeared in the same write. The reconcile that
+ * wrote it carries on; an id set by a user (adoption) comes without the mark and still triggers.
+ */
+function ownCreateRecorded(
+  current: Record<string, string> | undefined,
+  old: Record<string, string> | undefined,
+): boolean {
+  return (
+    old?.[ANNOTATION_CREATE_PENDING] !== undefined &&
+    current?.[ANNOTATION_CREATE_PENDING] === undefined &&
+    old[ANNOTATION_EXTERNAL_ID] === undefined &&
+    current?.[ANNOTATION_EXTERNAL_ID] !== undefined
+  );
 }
 
 /** `old` plus Coffer's finalizer when `current` gained it (at the end, where a patch appends it). */
