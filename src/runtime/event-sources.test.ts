@@ -68,7 +68,7 @@ describe('ignoreStatusOnlyUpdates', () => {
       want: true,
     },
   ])('$reason → $want', ({ next, want, ...rest }) => {
-    const old = 'old' in rest ? rest.old : base;
+    const old = ('old' in rest ? rest.old : undefined) ?? base;
     expect(ignoreStatusOnlyUpdates(next, old)).toBe(want);
   });
 
