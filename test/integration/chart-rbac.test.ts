@@ -162,7 +162,33 @@ async function expectHealthyOperator(operator: RunningOperator, namespace: strin
     { timeoutMs: 30_000, message: `the Lease ${namespace}/${operator.leaseId} to have a holder` },
   );
   expect(lease.spec?.holderIdentity).toBeTruthy();
-  expect(logs(), 'no permission errors').not.toMatch(/forbidden|cannot (list|watch|get) resource/i);
+  expect(permissionErrors(operator.output.join('')), 'no permission errors').toEqual([]);
+}
+
+/** Cluster-scoped kinds: this test creates none, so their log lines are about other tests' objects. */
+const clusterScopedKinds = new Set(['ClusterConnection', 'ProjectTemplate']);
+
+/**
+ * Log lines reporting a permission error of the operator's own work. The control plane is shared
+ * with the other test files, and a cluster-scoped object one of them left behind (e.g. the
+ * sandbox's ClusterConnection, whose Secret is in `default`) is legitimately out of reach of an
+ * operator restricted to a few namespaces: its reconcile errors are not the chart's fault.
+ */
+function permissionErrors(output: string): string[] {
+  return output
+    .split('\n')
+    .filter((line) => /forbidden|cannot (list|watch|get) resource/i.test(line))
+    .filter((line) => !clusterScopedKinds.has(logField(line, 'kind')))
+    .map((line) => line.slice(0, 300));
+}
+
+function logField(line: string, field: string): string {
+  try {
+    const value = (JSON.parse(line) as Record<string, unknown>)[field];
+    return typeof value === 'string' ? value : '';
+  } catch {
+    return '';
+  }
 }
 
 describe('the operator with the chart’s RBAC and args', () => {
