@@ -37,7 +37,8 @@ export interface LocalClusterOptions {
   readonly installStdio?: StdioOptions;
 }
 
-function runInstallScript(env: NodeJS.ProcessEnv, stdio: StdioOptions): Promise<void> {
+/** Runs scripts/control-plane/install.sh, which builds whatever binary the cache lacks. */
+export function runInstallScript(env: NodeJS.ProcessEnv, stdio: StdioOptions): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', [fileURLToPath(installScript)], { env, stdio });
     child.once('error', (error) =>

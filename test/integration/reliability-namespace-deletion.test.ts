@@ -20,7 +20,7 @@ import { createLogger } from '../../src/runtime/logger.ts';
 import { ANNOTATION_ABANDON, ANNOTATION_EXTERNAL_ID } from '../../src/runtime/object-meta.ts';
 import { startControlPlane, type ControlPlane } from '../support/control-plane.ts';
 import { statusCodeOf, waitFor } from '../support/kube.ts';
-import { cofferCrds, OperatorHarness } from '../support/operator.ts';
+import { bootstrapDevserver, cofferCrds, OperatorHarness } from '../support/operator.ts';
 
 const suffix = randomBytes(3).toString('hex');
 const namespaceTimeoutMs = 180_000;
@@ -43,22 +43,6 @@ const logLines: string[] = [];
 interface ServiceIds {
   readonly projectId: string;
   readonly identityId: string;
-}
-
-async function bootstrap(url: string) {
-  const anonymous = createServiceClient({ baseUrl: url });
-  try {
-    const password = `pw-${randomBytes(8).toString('hex')}`;
-    const result = await anonymous.admin.bootstrap({ email: 'a@example.com', password, organization: 'NS' });
-    return {
-      token: result.identity.credentials.token,
-      organizationId: result.organization.id,
-      identityId: result.identity.id,
-      userId: result.user.id,
-    };
-  } finally {
-    await anonymous.close();
-  }
 }
 
 /** A namespace with the token Secret and a Ready Connection `coffer`. */
@@ -148,7 +132,7 @@ beforeAll(async () => {
   await plane.installCRDs(cofferCrds());
   const namespaces = await Promise.all([1, 2, 3, 4, 5].map(() => plane.createNamespace()));
   devserver = await startDevServer({ port: 0 });
-  const admin = await bootstrap(devserver.url);
+  const admin = await bootstrapDevserver(devserver.url);
   const service = createServiceClient({ baseUrl: devserver.url, auth: staticToken(admin.token) });
   operator = await startOperator({
     kubeConfig: kc,

@@ -4,15 +4,12 @@
 // control plane; this module keeps the tests' entry point: progress on the console, the tests'
 // field manager by default, and — as for the sandbox — missing binaries built on first use by
 // scripts/control-plane/install.sh (its output shown), so `npm test` works on a fresh machine.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { installScript } from '../../src/sandbox/control-plane/binaries.ts';
 import {
   startControlPlane as startLocalControlPlane,
   type ControlPlane,
   type ControlPlaneOptions,
 } from '../../src/sandbox/control-plane/control-plane.ts';
-import { ensureBinaries } from '../../src/sandbox/cluster-source.ts';
+import { ensureBinaries, runInstallScript } from '../../src/sandbox/cluster-source.ts';
 import { testFieldManager } from './control-plane-cluster.ts';
 
 export { ControlPlane, type ControlPlaneOptions } from '../../src/sandbox/control-plane/control-plane.ts';
@@ -24,25 +21,6 @@ export {
 } from './control-plane-cluster.ts';
 export { locateBinaries, type ControlPlaneBinaries } from './control-plane-binaries.ts';
 
-/** Runs install.sh (output shown), which builds whatever binary the cache lacks. */
-function runInstallScript(env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [fileURLToPath(installScript)], { env, stdio: 'inherit' });
-    child.once('error', (error) =>
-      reject(new Error(`cannot run install.sh: ${error.message}`, { cause: error })),
-    );
-    child.once('exit', (code, signal) => {
-      if (code === 0) resolve();
-      else
-        reject(
-          new Error(
-            `cannot build kube-controller-manager: install.sh exited (code ${code}, signal ${signal})`,
-          ),
-        );
-    });
-  });
-}
-
 /**
  * Starts etcd and kube-apiserver — and kube-controller-manager with `controllerManager: true` —
  * (see `src/sandbox/control-plane/control-plane.ts`), building missing binaries first, logging
@@ -53,7 +31,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const binaries = await ensureBinaries({ log, env: options.env });
   if (options.controllerManager && !binaries.kubeControllerManager) {
     log('kube-controller-manager not found: building it once with scripts/control-plane/install.sh');
-    await runInstallScript(options.env ?? process.env);
+    await runInstallScript(options.env ?? process.env, 'inherit');
   }
   return startLocalControlPlane({
     log: (line) => console.log(line),

@@ -344,7 +344,8 @@ async function createNamespaces(options: OperatorHarnessOptions): Promise<string
   return names;
 }
 
-async function bootstrapDevserver(url: string): Promise<AdminCredentials> {
+/** Bootstraps a fresh devserver (the one-time admin bootstrap) and returns the admin's credentials. */
+export async function bootstrapDevserver(url: string): Promise<AdminCredentials> {
   const anonymous = createServiceClient({ baseUrl: url });
   try {
     const result = await anonymous.admin.bootstrap({
