@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { waitFor } from '../support/kube.ts';
 import { HARNESS_TOKEN_SECRET, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
 import {
   newProcessDir,
@@ -118,13 +119,21 @@ describe('crash safety', () => {
     async () => {
       const writesAtKill: number[] = [];
       operator = await startOperator(0);
+      let writesAtStart = h.devserver.stats.writes.total;
       await createAll();
       for (let run = 1; run <= kills; run++) {
-        // Kill at a random point of the work, after the replica got going.
+        // Kill at a random point of the work: once this replica made its first service write
+        // (a fixed delay would miss the work when the operator is fast), or when it has none left.
         await operator.waitForLog('controllers started', 60_000);
-        await sleep(300 + Math.floor(Math.random() * 2_200));
+        const since = writesAtStart;
+        await waitFor(() => h.devserver.stats.writes.total > since, {
+          timeoutMs: 5_000,
+          intervalMs: 5,
+        }).catch(() => undefined);
+        await sleep(Math.floor(Math.random() * 300));
         await operator.kill();
         writesAtKill.push(h.devserver.stats.writes.total);
+        writesAtStart = h.devserver.stats.writes.total;
         operator = await startOperator(run);
       }
       console.log(
