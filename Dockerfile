@@ -1,30 +1,23 @@
-# syntax=docker/dockerfile:1
 # The Coffer operator image: `docker build -t coffer:dev .`
-# Three stages: compile TypeScript, install production dependencies, then copy only the compiled
-# output and those dependencies onto a distroless Node 24 runtime (no shell, no package manager)
-# that runs as the numeric non-root user 65532.
+# Two stages: bundle the CLI with esbuild (`npm run build`: dist/cli/main.mjs and its chunks,
+# dependencies included), then copy only that bundle onto a distroless Node 24 runtime (no shell,
+# no package manager, no node_modules) that runs as the numeric non-root user 65532.
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 ARG RUNTIME_IMAGE=gcr.io/distroless/nodejs24-debian12:nonroot
 
-# 1. Build: full dependency tree (TypeScript), then `tsc -p tsconfig.build.json` into dist/.
+# 1. Build: full dependency tree (esbuild), then the bundle into dist/.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json ./
+COPY scripts/build.ts ./scripts/
 COPY src ./src
 RUN npm run build
 
-# 2. Production dependencies only. Install scripts are skipped: no dependency needs one, and
-# none should run with network access at build time.
-FROM ${NODE_IMAGE} AS deps
-WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
-
-# 3. Runtime: compiled output, the `coffer` launcher, the CRDs (`coffer crds`) and the
-# production node_modules. Files stay owned by root and read-only to the process.
+# 2. Runtime: the bundle, the `coffer` launcher and the CRDs (`coffer crds` renders them from the
+# bundle; the files are kept for reference). Files stay owned by root and read-only to the process.
 FROM ${RUNTIME_IMAGE}
 ARG VERSION=0.1.0
 ARG REVISION=unknown
@@ -36,9 +29,8 @@ LABEL org.opencontainers.image.title="coffer" \
       org.opencontainers.image.base.name="gcr.io/distroless/nodejs24-debian12:nonroot"
 WORKDIR /app
 ENV NODE_ENV=production
-COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-COPY package.json package-lock.json ./
+COPY package.json ./
 COPY bin ./bin
 COPY crds ./crds
 # The distroless "nonroot" user; numeric so Kubernetes can verify runAsNonRoot.

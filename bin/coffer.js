@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The `coffer` command. Runs the compiled CLI when it exists (installed package, container
-// image) and otherwise the TypeScript source directly (a checkout; Node >= 24 strips types).
+// The `coffer` command. Runs the bundle `npm run build` writes when it exists (installed
+// package, container image) and otherwise the TypeScript source directly (a checkout; Node >= 24
+// strips types).
 import { existsSync } from 'node:fs';
 
-const compiled = new URL('../dist/cli/main.js', import.meta.url);
+const compiled = new URL('../dist/cli/main.mjs', import.meta.url);
 const entry = existsSync(compiled) ? compiled : new URL('../src/cli/main.ts', import.meta.url);
 await import(entry.href);

@@ -3,6 +3,7 @@
  * Subcommands are added here as they are implemented; an unknown one exits with status 2.
  */
 import { readFileSync } from 'node:fs';
+import { packageFile } from '../runtime/package-root.ts';
 
 interface Subcommand {
   summary: string;
@@ -32,7 +33,7 @@ const subcommands: Record<string, Subcommand> = {
   version: {
     summary: 'print the version',
     run: () => {
-      const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      const pkg = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as {
         version: string;
       };
       console.log(`coffer ${pkg.version}`);

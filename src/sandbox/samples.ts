@@ -11,9 +11,10 @@ import { join } from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { parseAllDocuments, parse } from 'yaml';
 import { findKind, group } from '../api/v1alpha1/index.ts';
+import { packageFile } from '../runtime/package-root.ts';
 
 /** The repository's `config/samples/`. */
-export const defaultSamplesDir = new URL('../../config/samples/', import.meta.url).pathname;
+export const defaultSamplesDir = packageFile('config/samples/').pathname;
 
 /** A wire-format object as read from YAML. */
 export interface WireObject extends KubernetesObject {

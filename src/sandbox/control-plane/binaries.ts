@@ -9,13 +9,14 @@ import { accessSync, constants, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { packageFile } from '../../runtime/package-root.ts';
 
 const execFileAsync = promisify(execFile);
 
-const versionsFile = new URL('../../../scripts/control-plane/versions.env', import.meta.url);
+const versionsFile = packageFile('scripts/control-plane/versions.env');
 
 /** The script that builds missing binaries into the cache (`npm run control-plane:install`). */
-export const installScript = new URL('../../../scripts/control-plane/install.sh', import.meta.url);
+export const installScript = packageFile('scripts/control-plane/install.sh');
 
 /** Versions pinned in scripts/control-plane/versions.env. */
 export interface PinnedVersions {
