@@ -5,32 +5,79 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { countReady, randomValue, type At, type BenchEnv, type Service } from './operator-setup.ts';
+import { pino } from 'pino';
+import { group, version } from '../../src/api/v1alpha1/index.ts';
+import { Informer, type KubeObject } from '../../src/runtime/informer.ts';
+import { randomValue, type At, type BenchEnv, type Service } from './operator-setup.ts';
+
+const silentLogger = pino({ level: 'silent' });
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
-/** Polls until every kind has its expected Ready count; returns ms from `since`. */
+/** A cached custom resource reduced to what readiness needs. */
+interface Readiness extends KubeObject {
+  ready?: boolean;
+}
+
+function isReady(obj: KubeObject): boolean {
+  const o = obj as KubeObject & {
+    status?: { conditions?: { type: string; status: string; observedGeneration?: number }[] };
+  };
+  return (
+    o.status?.conditions?.some(
+      (c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === o.metadata?.generation,
+    ) ?? false
+  );
+}
+
+/**
+ * Waits until every kind has its expected count of objects Ready for their current generation;
+ * returns ms from `since`. Watches (one informer per kind, objects reduced to a flag) instead of
+ * listing: a LIST of 10,000 objects every few seconds costs kube-apiserver enough CPU to slow the
+ * operator it measures.
+ */
 export async function waitAllReady(
   env: BenchEnv,
   namespace: string,
   expected: Record<string, number>,
   options: { since: number; timeoutMs: number; intervalMs: number; log: (line: string) => void },
 ): Promise<number> {
-  let lastReport = 0;
-  for (;;) {
-    const counts: Record<string, number> = {};
-    for (const plural of Object.keys(expected)) counts[plural] = await countReady(env, namespace, plural);
-    const elapsed = Date.now() - options.since;
-    if (Object.entries(expected).every(([plural, n]) => (counts[plural] ?? 0) >= n)) return elapsed;
-    if (elapsed > options.timeoutMs) {
-      throw new Error(`cannot reach all Ready in ${options.timeoutMs} ms: ${JSON.stringify(counts)}`);
+  const informers = Object.keys(expected).map(
+    (plural) =>
+      [
+        plural,
+        new Informer<Readiness>({
+          name: plural,
+          kubeConfig: env.kc,
+          resource: { group, version, plural, namespaced: true },
+          namespaces: [namespace],
+          log: silentLogger,
+          transform: (obj) => ({ metadata: obj.metadata, ready: isReady(obj) }),
+        }),
+      ] as const,
+  );
+  for (const [, informer] of informers) informer.start();
+  try {
+    let lastReport = 0;
+    for (;;) {
+      const counts: Record<string, number> = {};
+      for (const [plural, informer] of informers) {
+        counts[plural] = informer.hasSynced() ? informer.list().filter((o) => o.ready).length : 0;
+      }
+      const elapsed = Date.now() - options.since;
+      if (Object.entries(expected).every(([plural, n]) => (counts[plural] ?? 0) >= n)) return elapsed;
+      if (elapsed > options.timeoutMs) {
+        throw new Error(`cannot reach all Ready in ${options.timeoutMs} ms: ${JSON.stringify(counts)}`);
+      }
+      if (elapsed - lastReport >= 10_000) {
+        lastReport = elapsed;
+        const text = Object.entries(counts).map(([plural, n]) => `${plural} ${n}/${expected[plural]}`);
+        options.log(`  ${(elapsed / 1000).toFixed(0)} s: ${text.join(', ')}`);
+      }
+      await sleep(options.intervalMs);
     }
-    if (elapsed - lastReport >= 10_000) {
-      lastReport = elapsed;
-      const text = Object.entries(counts).map(([plural, n]) => `${plural} ${n}/${expected[plural]}`);
-      options.log(`  ${(elapsed / 1000).toFixed(0)} s: ${text.join(', ')}`);
-    }
-    await sleep(options.intervalMs);
+  } finally {
+    await Promise.all(informers.map(([, informer]) => informer.stop()));
   }
 }
 

@@ -60,9 +60,16 @@ export interface At {
   readonly namespace: string;
 }
 
-/** Starts the control plane, installs the CRDs; `stop()` ends every process started here. */
-export async function startBenchEnv(log: (line: string) => void): Promise<BenchEnv> {
-  const plane = await startControlPlane({ log, dirPrefix: 'coffer-bench-' });
+/**
+ * Starts the control plane (`apiServerArgs` appended to kube-apiserver's flags, e.g.
+ * `--profiling=true` to read `/debug/pprof`), installs the CRDs; `stop()` ends every process
+ * started here.
+ */
+export async function startBenchEnv(
+  log: (line: string) => void,
+  apiServerArgs: readonly string[] = [],
+): Promise<BenchEnv> {
+  const plane = await startControlPlane({ log, dirPrefix: 'coffer-bench-', apiServerArgs });
   await plane.installCRDs(readdirSync(crdDir).map((file) => join(crdDir, file)));
   // One connection pool for the benchmark's own thousands of writes (see PooledKubeConfig).
   const kc = new PooledKubeConfig();

@@ -11,7 +11,7 @@
  *   npm run bench -- [--n 1000] [--steady-seconds 60] [--poll-interval 60s] [--samples 50]
  *                    [--no-events-poll-interval 60s] [--node-options=<options of the operator's node>]
  *                    [--workers 4] [--concurrency 32] [--budget-batches 20] [--budget-rpm 100]
- *                    [--batch-projects 8]
+ *                    [--batch-projects 8] [--apiserver-arg=--profiling=true ...]
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -61,6 +61,9 @@ const { values } = parseArgs({
     // Each Project with SecretBatches holds one event stream; the service client's connection
     // pool (16) must not be filled by streams (see docs/reliability.md, known issues).
     'batch-projects': { type: 'string', default: '8' },
+    // Extra kube-apiserver flags (repeatable), e.g. --apiserver-arg=--profiling=true to take a
+    // CPU profile from /debug/pprof/profile while the operator converges.
+    'apiserver-arg': { type: 'string', multiple: true, default: [] },
   },
 });
 const n = Number(values.n);
@@ -171,7 +174,7 @@ async function latencies(env: BenchEnv, ns: string, service: Service, targets: B
 
 async function main(): Promise<void> {
   const entry = buildOperator(log);
-  const env = await startBenchEnv(log);
+  const env = await startBenchEnv(log, values['apiserver-arg']);
   const processes: { stop(): Promise<void> }[] = [];
   try {
     const service = await startService(env.dir, 'devserver');

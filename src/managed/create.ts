@@ -7,6 +7,9 @@
  * 2. Call `create`.
  * 3. Record the returned id and clear the mark in one merge patch, retried a few times.
  *
+ * Adapters whose id is known before the create and whose create is idempotent
+ * (`idBeforeCreate`) record the id in step 1 instead of the mark, and skip step 3.
+ *
  * If the process dies between 2 and 3, the next reconcile finds the mark without an id and looks
  * the object up by its natural key (`recoverInterruptedCreate`): one match is adopted, none is
  * created again, several stop with `CreateIncomplete` for a human to decide. No duplicate.
@@ -110,23 +113,30 @@ export async function createExternal<Spec extends ManagedSpecFields, Refs, Statu
   previousId: string | undefined,
 ): Promise<ExternalState<Status>> {
   run.step = 'create';
-  // The finalizer goes on with the mark, before anything can exist in the service.
+  const knownId = client.idBeforeCreate?.(view(run), context);
+  // The finalizer goes on with the mark (or the id known beforehand), before anything can exist
+  // in the service.
   const mark = [
     ...finalizerPatch(run.obj),
     ...annotationPatch(run.obj, {
-      [ANNOTATION_CREATE_PENDING]: rfc3339(run.now),
-      [ANNOTATION_EXTERNAL_ID]: null,
+      [ANNOTATION_CREATE_PENDING]: knownId ? null : rfc3339(run.now),
+      [ANNOTATION_EXTERNAL_ID]: knownId ?? null,
     }),
   ];
-  run.obj = await patchGuarded(run.settings.patcher, run.obj, mark, 'mark create pending');
+  run.obj = await patchGuarded(
+    run.settings.patcher,
+    run.obj,
+    mark,
+    knownId ? 'record external id' : 'mark create pending',
+  );
   let creation;
   try {
-    creation = await client.create(view(run), { ...context, externalId: undefined });
+    creation = await client.create(view(run), { ...context, externalId: knownId });
   } catch (error) {
-    if (definitelyNotPerformed(error)) await clearPendingMark(run);
+    if (!knownId && definitelyNotPerformed(error)) await clearPendingMark(run);
     throw error;
   }
-  await persistExternalId(run, creation.externalId);
+  if (creation.externalId !== knownId) await persistExternalId(run, creation.externalId);
   const replaced = previousId ? ` (the previous object ${previousId} was not found)` : '';
   run.events.push({
     type: 'Normal',

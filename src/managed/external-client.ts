@@ -126,6 +126,14 @@ export interface ExternalClient<Spec, Refs, Status extends AdapterStatus = Adapt
    * interrupted create: one match is adopted, none means create again, more is ambiguous.
    */
   findByNaturalKey(obj: ManagedObject<Spec>, ctx: ExternalContext<Refs>): Promise<readonly string[]>;
+  /**
+   * Optional, for objects whose id follows from the spec and references and whose `create` may
+   * run twice without harm (a folder of keys): the id `create` will return. The reconciler then
+   * records it with the finalizer before calling `create`, instead of a create-pending mark
+   * before and the id after (one Kubernetes write fewer). A create interrupted after that write
+   * is finished by the next reconcile's `observe` and `update`, which see the recorded id.
+   */
+  idBeforeCreate?(obj: ManagedObject<Spec>, ctx: ExternalContext<Refs>): string;
   /** Optional: a reason the existing object is not Ready (e.g. `Expired`); undefined when Ready. */
   readyCheck?(obj: ManagedObject<Spec>, status: Status | undefined): NotReady | undefined;
   /**

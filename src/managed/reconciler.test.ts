@@ -243,6 +243,42 @@ describe('managed reconciler: interrupted create', () => {
   });
 });
 
+describe('managed reconciler: ids known before the create (idBeforeCreate)', () => {
+  it('records the id with the finalizer before creating: one metadata write, no mark', async () => {
+    const t = setup({ naturalIds: true });
+    t.create('a', { name: 'alpha' });
+    const patched: unknown[] = [];
+    const jsonPatch = t.store.jsonPatch.bind(t.store);
+    t.store.jsonPatch = (ref, operations) => {
+      patched.push(operations);
+      return jsonPatch(ref, operations);
+    };
+    await t.reconcile('a');
+    expect(t.service.writes()).toEqual(['create alpha']);
+    expect(t.store.writes).toEqual(['jsonPatch', 'status']);
+    expect(JSON.stringify(patched)).not.toContain(ANNOTATION_CREATE_PENDING);
+    const obj = t.get('a')!;
+    expect(obj.metadata.finalizers).toEqual([FINALIZER]);
+    expect(obj.metadata.annotations).toEqual({ [ANNOTATION_EXTERNAL_ID]: 'n-alpha' });
+    expect(obj.status?.id).toBe('n-alpha');
+    expect(t.events.list().map((e) => e.reason)).toEqual(['CreatedExternal']);
+  });
+
+  it('finishes a create that failed after the id was recorded on the next reconcile', async () => {
+    const t = setup({ naturalIds: true });
+    t.create('a', { name: 'alpha' });
+    t.service.failNext('create', new FakeServiceError(0, 'socket hang up'));
+    const first = await t.reconcile('a');
+    expect(first.error).toMatchObject({ errorClass: 'transient', reason: 'ServiceUnreachable' });
+    expect(t.get('a')?.metadata.annotations).toEqual({ [ANNOTATION_EXTERNAL_ID]: 'n-alpha' });
+    expect(t.service.widgets.size).toBe(0);
+    await t.reconcile('a');
+    expect(t.service.writes()).toEqual(['create alpha', 'create alpha']);
+    expect([...t.service.widgets.keys()]).toEqual(['n-alpha']);
+    expect(t.condition('a', 'Ready')?.status).toBe('True');
+  });
+});
+
 describe('managed reconciler: service errors', () => {
   it.each([
     {

@@ -54,6 +54,23 @@ describe('ignoreStatusOnlyUpdates', () => {
       next: withMeta({ annotations: { b: '3', 'coffer.dev/external-id': 'x' } }),
       want: true,
     },
+    {
+      reason: 'own id recorded with the finalizer before a create (idBeforeCreate)',
+      next: withMeta({
+        annotations: { b: '2', 'coffer.dev/external-id': 'x' },
+        finalizers: ['f', 'coffer.dev/finalizer'],
+      }),
+      want: false,
+    },
+    {
+      reason: 'external id set by a user on an object that already has the finalizer',
+      old: withMeta({ finalizers: ['f', 'coffer.dev/finalizer'] }),
+      next: withMeta({
+        annotations: { b: '2', 'coffer.dev/external-id': 'x' },
+        finalizers: ['f', 'coffer.dev/finalizer'],
+      }),
+      want: true,
+    },
     { reason: 'label change', next: withMeta({ labels: {} }), want: true },
     { reason: 'finalizer removed', next: withMeta({ finalizers: [] }), want: true },
     {

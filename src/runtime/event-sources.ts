@@ -3,7 +3,12 @@
  * watched kind changes, and which updates are worth a reconcile at all.
  */
 import type { Informer, KubeObject } from './informer.ts';
-import { ANNOTATION_CREATE_PENDING, ANNOTATION_EXTERNAL_ID, FINALIZER } from './object-meta.ts';
+import {
+  ANNOTATION_CREATE_PENDING,
+  ANNOTATION_EXTERNAL_ID,
+  FINALIZER,
+  type ObjectMeta,
+} from './object-meta.ts';
 import type { Request } from './reconcile.ts';
 
 /** Maps a changed object to the requests to enqueue. */
@@ -77,7 +82,7 @@ export const ignoreStatusOnlyUpdates: UpdatePredicate<KubeObject> = (obj, old) =
   if (a.generation !== b.generation) return true;
   if (a.deletionTimestamp !== b.deletionTimestamp) return true;
   if (!sameJson(a.labels, b.labels)) return true;
-  const bookkeeping = ownCreateRecorded(a.annotations, b.annotations)
+  const bookkeeping = ownCreateRecorded(a, b)
     ? [...bookkeepingAnnotations, ANNOTATION_EXTERNAL_ID]
     : bookkeepingAnnotations;
   if (!sameJson(without(a.annotations, bookkeeping), without(b.annotations, bookkeeping))) return true;
@@ -104,20 +109,21 @@ function without(
 }
 
 /**
- * Whether the update is the reconciler recording the id of the object it just created: the
- * create-pending mark went and an external id appeared in the same write. The reconcile that
- * wrote it carries on; an id set by a user (adoption) comes without the mark and still triggers.
+ * Whether the update is the reconciler recording the id of the object it creates: the
+ * create-pending mark went and an external id appeared in the same write (after the create), or
+ * an external id appeared together with Coffer's finalizer (before the create, for adapters that
+ * know the id beforehand). The reconcile that wrote it carries on; an id set by a user
+ * (adoption) comes without either and still triggers.
  */
-function ownCreateRecorded(
-  current: Record<string, string> | undefined,
-  old: Record<string, string> | undefined,
-): boolean {
-  return (
-    old?.[ANNOTATION_CREATE_PENDING] !== undefined &&
-    current?.[ANNOTATION_CREATE_PENDING] === undefined &&
-    old[ANNOTATION_EXTERNAL_ID] === undefined &&
-    current?.[ANNOTATION_EXTERNAL_ID] !== undefined
-  );
+function ownCreateRecorded(current: ObjectMeta, old: ObjectMeta): boolean {
+  const [now, before] = [current.annotations, old.annotations];
+  if (before?.[ANNOTATION_EXTERNAL_ID] !== undefined || now?.[ANNOTATION_EXTERNAL_ID] === undefined)
+    return false;
+  const markCleared =
+    before?.[ANNOTATION_CREATE_PENDING] !== undefined && now[ANNOTATION_CREATE_PENDING] === undefined;
+  const finalizerAdded =
+    !old.finalizers?.includes(FINALIZER) && (current.finalizers?.includes(FINALIZER) ?? false);
+  return markCleared || finalizerAdded;
 }
 
 /** `old` plus Coffer's finalizer when `current` gained it (at the end, where a patch appends it). */

@@ -23,9 +23,9 @@ export interface Outcome {
 }
 
 /** A fresh reconciler with empty fakes. */
-export function setupManaged() {
+export function setupManaged(options: { naturalIds?: boolean } = {}) {
   const store = new FakeObjectStore<ManagedObject<unknown>>();
-  const service = new FakeWidgetService();
+  const service = new FakeWidgetService(options.naturalIds);
   const secrets = new FakeSecrets();
   const events = new FakeEvents();
   const now = new Date('2026-01-01T00:00:00Z');

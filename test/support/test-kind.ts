@@ -150,6 +150,12 @@ export class FakeWidgetService {
   private readonly failures = new Map<Operation, Error[]>();
   private nextId = 1;
 
+  /**
+   * With `naturalIds`, a widget's id is `n-<name>` and creating one again replaces it (like a
+   * folder of keys): the client then offers `idBeforeCreate`.
+   */
+  constructor(readonly naturalIds = false) {}
+
   /** The next `operation` throws `error` (queued; one per call). */
   failNext(operation: Operation, error: Error): void {
     this.failures.set(operation, [...(this.failures.get(operation) ?? []), error]);
@@ -157,7 +163,7 @@ export class FakeWidgetService {
 
   /** Inserts a widget directly (as if made outside Kubernetes) and returns its id. */
   insert(widget: StoredWidget): string {
-    const id = `w-${this.nextId++}`;
+    const id = this.naturalIds ? `n-${widget.name}` : `w-${this.nextId++}`;
     this.widgets.set(id, { ...widget });
     return id;
   }
@@ -237,6 +243,9 @@ export function widgetClient(
     requeueAfterMs(obj) {
       return obj.spec.expired ? undefined : obj.spec.checkAfterMs;
     },
+    ...(service.naturalIds
+      ? { idBeforeCreate: (obj: ManagedObject<WidgetSpec>) => `n-${obj.spec.name}` }
+      : {}),
     readyCheck(obj) {
       return obj.spec.expired ? { reason: 'Expired', message: 'the widget has expired' } : undefined;
     },

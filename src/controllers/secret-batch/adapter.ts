@@ -8,7 +8,9 @@
  * - create / update: `syncBatch` (folders, one batch update, one batch delete), reusing what
  *   observe just read instead of listing again;
  * - delete: one list, then one batch delete of the owned keys that still exist;
- * - findByNaturalKey: the external id is the natural key, so it is always the one match.
+ * - findByNaturalKey: the external id is the natural key, so it is always the one match;
+ * - idBeforeCreate: that id, so it is recorded with the finalizer before the first write (writing
+ *   the keys again is harmless), instead of a create-pending mark and the id afterwards.
  */
 import type { SecretBatchSpec } from '../../api/v1alpha1/index.ts';
 import type { Secret, ServiceClient } from '../../client/index.ts';
@@ -191,6 +193,9 @@ function batchClient(deps: Deps, connection: ResolvedConnection): Client {
     },
     findByNaturalKey(obj, ctx) {
       return Promise.resolve([externalIdOf(scopeOf(obj, ctx.references.projectId))]);
+    },
+    idBeforeCreate(obj, ctx) {
+      return externalIdOf(scopeOf(obj, ctx.references.projectId));
     },
   };
 }
