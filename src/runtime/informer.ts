@@ -11,8 +11,9 @@
  * - handlers run synchronously, in event order; `update` is not called when the resourceVersion
  *   did not change (a relist re-delivering the same object); `delete` receives the last state;
  * - objects are cached as parsed from the wire (shared, read-only for callers); only
- *   `metadata.managedFields` is dropped (in place) unless `keepManagedFields` is set, since it is
- *   often the largest part of an object and controllers never read it from the cache.
+ *   `metadata.managedFields` is dropped (the object gets a new `metadata` without it) unless
+ *   `keepManagedFields` is set, since it is often the largest part of an object and controllers
+ *   never read it from the cache.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -207,7 +208,12 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   private upsert(received: T): void {
     const obj = this.transformed(received);
-    if (!this.o.keepManagedFields && obj.metadata) delete obj.metadata.managedFields;
+    if (!this.o.keepManagedFields && obj.metadata?.managedFields !== undefined) {
+      // A new metadata object rather than `delete`: deleting a property turns a V8 object into a
+      // slow dictionary, which costs several times the memory for every cached object.
+      const { managedFields: _dropped, ...metadata } = obj.metadata;
+      obj.metadata = metadata;
+    }
     const outcome = this.store.upsert(obj);
     if (outcome.kind === 'added') this.emit('add', obj);
     else if (outcome.kind === 'updated') this.emit('update', obj, outcome.old);

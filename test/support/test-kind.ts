@@ -154,7 +154,11 @@ export class FakeWidgetService {
    * With `naturalIds`, a widget's id is `n-<name>` and creating one again replaces it (like a
    * folder of keys): the client then offers `idBeforeCreate`.
    */
-  constructor(readonly naturalIds = false) {}
+  readonly naturalIds: boolean;
+
+  constructor(naturalIds = false) {
+    this.naturalIds = naturalIds;
+  }
 
   /** The next `operation` throws `error` (queued; one per call). */
   failNext(operation: Operation, error: Error): void {

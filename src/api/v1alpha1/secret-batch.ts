@@ -151,7 +151,7 @@ export const secretBatchStatus = z
             .max(128)
             .optional()
             .describe(
-              'HMAC-SHA256 (hex, keyed with the resource uid) of the normalised value last written; never the value.',
+              'HMAC-SHA256 (keyed with the resource uid) of the normalised value last written, truncated to 128 bits, base64url; never the value. Older releases recorded the full HMAC in hex, which is still understood.',
             ),
         }),
       )

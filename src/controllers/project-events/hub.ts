@@ -55,17 +55,35 @@ export const defaultHubTiming: HubTiming = {
 interface Member {
   readonly request: Request;
   readonly uid: string | undefined;
+  /** Just what `connectionFor` reads (the full object would be a second copy of the cache's). */
   readonly obj: ManagedObject<unknown>;
   readonly streamKey: string;
   readonly projectId: string;
   readonly environment: string;
   readonly secretPath: string;
-  readonly keys: ReadonlySet<string>;
+  /** Sorted, without duplicates (a batch watches ~10 keys: an array is smaller than a Set). */
+  readonly keys: readonly string[];
+}
+
+/** The parts of a resource the hub keeps: name, namespace, uid and `spec.connectionRef`. */
+function connectionSubject(obj: ManagedObject<unknown>): ManagedObject<unknown> {
+  const { name, namespace, uid } = obj.metadata;
+  const connectionRef = (obj.spec as { connectionRef?: unknown } | undefined)?.connectionRef;
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: { name, ...(namespace ? { namespace } : {}), ...(uid ? { uid } : {}) },
+    spec: { connectionRef },
+  };
+}
+
+function sortedUnique(keys: readonly string[]): string[] {
+  return [...new Set(keys)].sort((a, b) => (a === b ? 0 : a < b ? -1 : 1));
 }
 
 function concerns(member: Member, change: SecretChange): boolean {
   if (member.environment !== change.environment || member.secretPath !== change.secretPath) return false;
-  return change.secretKeys.length === 0 || change.secretKeys.some((key) => member.keys.has(key));
+  return change.secretKeys.length === 0 || change.secretKeys.some((key) => member.keys.includes(key));
 }
 
 export class ProjectEventHub {
@@ -73,6 +91,7 @@ export class ProjectEventHub {
   private readonly timing: HubTiming;
   private readonly members = new Map<string, Member>();
   private readonly streams = new Map<string, ProjectStream>();
+  private readonly streamKeys = new Map<string, string>();
   private signal: AbortSignal | undefined;
 
   constructor(options: HubOptions) {
@@ -84,17 +103,20 @@ export class ProjectEventHub {
   register(obj: ManagedObject<unknown>, interest: Interest): void {
     const request = { namespace: obj.metadata.namespace, name: obj.metadata.name };
     const key = requestKey(request);
-    const streamKey = `${interest.connection.key}|${interest.projectId}`;
+    const wanted = `${interest.connection.key}|${interest.projectId}`;
+    // One string per stream, shared by its members, not one per member.
+    const streamKey = this.streamKeys.get(wanted) ?? wanted;
+    this.streamKeys.set(streamKey, streamKey);
     const previous = this.members.get(key);
     const member = {
       request,
       uid: obj.metadata.uid,
-      obj,
+      obj: connectionSubject(obj),
       streamKey,
       projectId: interest.projectId,
       environment: interest.environment,
       secretPath: interest.secretPath,
-      keys: new Set(interest.keys),
+      keys: sortedUnique(interest.keys),
     };
     this.members.set(key, member);
     // Every reconcile registers again; recomputing the stream's registrations (a pass over all
@@ -166,6 +188,7 @@ export class ProjectEventHub {
     if (this.membersOf(streamKey).length === 0) {
       stream.close();
       this.streams.delete(streamKey);
+      this.streamKeys.delete(streamKey);
       return;
     }
     stream.refresh();
@@ -208,11 +231,11 @@ export class ProjectEventHub {
 
 /** Whether two registrations of one resource watch the same stream, scope and keys. */
 function sameInterest(
-  a: { streamKey: string; environment: string; secretPath: string; keys: ReadonlySet<string> },
-  b: { streamKey: string; environment: string; secretPath: string; keys: ReadonlySet<string> },
+  a: { streamKey: string; environment: string; secretPath: string; keys: readonly string[] },
+  b: { streamKey: string; environment: string; secretPath: string; keys: readonly string[] },
 ): boolean {
   if (a.streamKey !== b.streamKey || a.environment !== b.environment || a.secretPath !== b.secretPath) {
     return false;
   }
-  return a.keys.size === b.keys.size && [...a.keys].every((k) => b.keys.has(k));
+  return a.keys.length === b.keys.length && a.keys.every((k, i) => b.keys[i] === k);
 }

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Secret } from '../../client/index.ts';
 import {
@@ -7,6 +8,7 @@ import {
   normalizeValue,
   ownedKeysOf,
   parseExternalId,
+  hashMatches,
   valueHash,
   type DesiredSecret,
 } from './mapping.ts';
@@ -38,12 +40,22 @@ describe('normalizeValue', () => {
 describe('valueHash', () => {
   it('is keyed by the salt, bound to the key, and equal for values the service stores equally', () => {
     const h = valueHash('uid-1', 'K', 'value');
-    expect(h).toMatch(/^[0-9a-f]{64}$/);
+    expect(h).toMatch(/^[\w-]{22}$/);
     expect(valueHash('uid-1', 'K', '  value ')).toBe(h);
     expect(valueHash('uid-2', 'K', 'value')).not.toBe(h);
     expect(valueHash('uid-1', 'L', 'value')).not.toBe(h);
     expect(valueHash('uid-1', 'K', 'other')).not.toBe(h);
     expect(h).not.toContain('value');
+  });
+
+  it('matches its own hashes and the full hex HMAC older releases recorded', () => {
+    const legacy = createHmac('sha256', 'uid-1').update('K').update('\0').update('value').digest('hex');
+    expect(hashMatches(valueHash('uid-1', 'K', ' value'), 'uid-1', 'K', 'value')).toBe(true);
+    expect(hashMatches(legacy, 'uid-1', 'K', 'value ')).toBe(true);
+    expect(hashMatches(legacy, 'uid-1', 'K', 'other')).toBe(false);
+    expect(hashMatches(valueHash('uid-1', 'K', 'value'), 'uid-1', 'K', 'other')).toBe(false);
+    expect(hashMatches(legacy.slice(0, 22), 'uid-1', 'K', 'value')).toBe(false);
+    expect(hashMatches(undefined, 'uid-1', 'K', 'value')).toBe(false);
   });
 });
 

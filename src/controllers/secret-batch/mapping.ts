@@ -49,13 +49,30 @@ export function normalizeValue(value: string): string {
   return value.endsWith('\n') ? `${trimmed}\n` : trimmed;
 }
 
+function hmac(salt: string, key: string, value: string): Buffer {
+  return createHmac('sha256', salt).update(key).update('\0').update(normalizeValue(value)).digest();
+}
+
 /**
- * HMAC-SHA256 (hex) of `key` and the normalised `value`, keyed with `salt` (the resource uid).
- * Keyed and per resource, so status reveals neither equal values across resources nor a value
- * found in a precomputed table.
+ * HMAC-SHA256 of `key` and the normalised `value`, keyed with `salt` (the resource uid),
+ * truncated to 128 bits and base64url-encoded (22 characters: status holds one per key, and the
+ * operator caches every status). Keyed and per resource, so status reveals neither equal values
+ * across resources nor a value found in a precomputed table.
  */
 export function valueHash(salt: string, key: string, value: string): string {
-  return createHmac('sha256', salt).update(key).update('\0').update(normalizeValue(value)).digest('hex');
+  return hmac(salt, key, value).subarray(0, 16).toString('base64url');
+}
+
+/**
+ * Whether `recorded` is the hash of this value: a `valueHash`, or the full HMAC in hex (64
+ * characters) that earlier builds recorded, so an upgrade does not rewrite every value.
+ */
+export function hashMatches(recorded: string | undefined, salt: string, key: string, value: string): boolean {
+  if (recorded === undefined) return false;
+  const mac = hmac(salt, key, value);
+  return (
+    recorded === (recorded.length === 64 ? mac.toString('hex') : mac.subarray(0, 16).toString('base64url'))
+  );
 }
 
 /** Where a batch writes. */

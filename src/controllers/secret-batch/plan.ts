@@ -16,6 +16,7 @@ import {
   batchItem,
   byKey,
   fieldDifferences,
+  hashMatches,
   normalizeValue,
   valueHash,
   type BatchItem,
@@ -57,8 +58,9 @@ function valueDiffers(input: PlanInput, desired: DesiredSecret, current: Secret)
   if (current.secretValueHidden === true) {
     // The value cannot be read: trust our record of the last write while the version holds.
     const owned = input.owned.find((o) => o.key === desired.key);
-    const hash = valueHash(input.salt, desired.key, desired.value);
-    return owned?.version !== current.version || owned.hash !== hash;
+    return (
+      owned?.version !== current.version || !hashMatches(owned.hash, input.salt, desired.key, desired.value)
+    );
   }
   return current.secretValue !== normalizeValue(desired.value);
 }
