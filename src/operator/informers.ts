@@ -1,13 +1,15 @@
 /**
  * The operator's informers: one per coffer.dev kind (so every kind can read every other from
  * memory), plus Secrets and ConfigMaps (metadata and a data hash only, see `secret-cache.ts`) and
- * Namespaces (labels, for ClusterConnection admission). Namespaced informers honour
- * `--namespaces` through the manager.
+ * Namespaces (labels, for ClusterConnection admission). Custom resources are cached with their
+ * repeated strings shared (`intern.ts`). Namespaced informers honour `--namespaces` through the
+ * manager.
  */
 import { allKinds, group, version, type KindDefinition } from '../api/v1alpha1/index.ts';
 import type { ManagedObject } from '../managed/external-client.ts';
 import type { ResourceKind } from '../managed/kube-objects.ts';
 import type { Informer, KubeObject } from '../runtime/informer.ts';
+import { internRepeatedStrings, StringInterner } from '../runtime/intern.ts';
 import type { Manager } from '../runtime/manager.ts';
 import { slimConfigMap, slimNamespace, slimSecret, type PayloadMeta } from './secret-cache.ts';
 
@@ -41,11 +43,17 @@ export function createInformers(
   definitions: readonly KindDefinition[] = allKinds,
 ): OperatorInformers {
   const kinds = new Map<string, Informer<ManagedObject<unknown>>>();
+  // One table for every kind: they share apiVersion, finalizer, reasons and connection names.
+  const interner = new StringInterner();
   for (const definition of definitions) {
     const resource = resourceOf(definition);
     kinds.set(
       definition.kind,
-      manager.informer<ManagedObject<unknown>>({ name: `${definition.plural}.${group}`, resource }),
+      manager.informer<ManagedObject<unknown>>({
+        name: `${definition.plural}.${group}`,
+        resource,
+        transform: (obj) => internRepeatedStrings(obj, interner),
+      }),
     );
   }
   const secrets = manager.informer<PayloadMeta>({

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { internRepeatedStrings, StringInterner } from './intern.ts';
+
+/** A fresh parse, so equal strings are distinct instances as they come off the wire. */
+function parsed(name: string, message = 'the external object is available'): unknown {
+  return JSON.parse(
+    JSON.stringify({
+      apiVersion: 'coffer.dev/v1alpha1',
+      kind: 'SecretBatch',
+      metadata: {
+        name,
+        namespace: 'team-a',
+        uid: `uid-${name}`,
+        creationTimestamp: `2026-01-01T00:00:${name}Z`,
+        finalizers: ['coffer.dev/finalizer'],
+      },
+      spec: { connectionRef: { name: 'coffer' }, projectRef: { name: 'payments' }, environment: 'prod' },
+      status: {
+        conditions: [{ type: 'Ready', status: 'True', reason: 'Available', message }],
+        events: { state: 'Active' },
+        ownedKeys: [{ key: `K-${name}`, hash: `hash-${name}` }],
+      },
+    }),
+  );
+}
+
+/** Records every string the interner is asked for. */
+class RecordingInterner extends StringInterner {
+  readonly seen = new Set<string>();
+  override intern(value: string): string {
+    this.seen.add(value);
+    return super.intern(value);
+  }
+}
+
+describe('internRepeatedStrings', () => {
+  it('keeps every value and interns only the repeated fields', () => {
+    const interner = new RecordingInterner();
+    for (let i = 0; i < 100; i++) {
+      const name = String(i).padStart(2, '0');
+      expect(internRepeatedStrings(parsed(name), interner)).toEqual(parsed(name));
+    }
+    expect([...interner.seen].sort()).toEqual(
+      [
+        'coffer.dev/v1alpha1',
+        'SecretBatch',
+        'team-a',
+        'coffer.dev/finalizer',
+        'coffer',
+        'payments',
+        'prod',
+        'Ready',
+        'True',
+        'Available',
+        'the external object is available',
+        'Active',
+      ].sort(),
+    );
+  });
+
+  it('stays within its limit by starting over', () => {
+    const interner = new StringInterner(3);
+    for (let i = 0; i < 10; i++) internRepeatedStrings(parsed('x', `failed: request ${i}`), interner);
+    expect(interner.size).toBeLessThanOrEqual(3);
+  });
+
+  it('leaves anything that is not an object alone', () => {
+    const interner = new StringInterner();
+    expect(internRepeatedStrings('x', interner)).toBe('x');
+    expect(internRepeatedStrings({ spec: { fooRef: 'plain' } }, interner)).toEqual({
+      spec: { fooRef: 'plain' },
+    });
+    expect(interner.size).toBe(0);
+  });
+});
