@@ -15,6 +15,7 @@ import {
   parseOperatorConfig,
   type OperatorConfig,
 } from '../config/operator-config.ts';
+import { startHeapTrimmer } from '../runtime/heap-trimmer.ts';
 import { shutdownSignal } from '../runtime/manager.ts';
 import { startOperator } from '../operator/start.ts';
 
@@ -36,6 +37,10 @@ export async function runOperator(args: string[], env: NodeJS.ProcessEnv = proce
   }
   const log = operatorLogger(config);
   const signals = shutdownSignal(log);
+  const trimmer =
+    config.heapTrimIntervalMs > 0
+      ? startHeapTrimmer({ intervalMs: config.heapTrimIntervalMs, log })
+      : undefined;
   try {
     const operator = await startOperator({
       ...managerOptions(config, loadKubeConfig(config, env), log),
@@ -56,6 +61,7 @@ export async function runOperator(args: string[], env: NodeJS.ProcessEnv = proce
     log.fatal({ err: error }, 'operator failed');
     return 1;
   } finally {
+    trimmer?.stop();
     signals.dispose();
   }
 }

@@ -18,6 +18,7 @@ describe('parseOperatorConfig', () => {
       kubeconfig: undefined,
       defaultPollIntervalMs: 600_000,
       gracefulShutdownTimeoutMs: 30_000,
+      heapTrimIntervalMs: 60_000,
     });
   });
 
@@ -60,6 +61,13 @@ describe('parseOperatorConfig', () => {
       argv: ['--default-poll-interval=1h30m'],
       pick: 'defaultPollIntervalMs',
       want: 5_400_000,
+    },
+    { reason: 'heap trimming off', argv: ['--heap-trim-interval=0'], pick: 'heapTrimIntervalMs', want: 0 },
+    {
+      reason: 'heap trim interval',
+      argv: ['--heap-trim-interval=5m'],
+      pick: 'heapTrimIntervalMs',
+      want: 300_000,
     },
     {
       reason: 'workers',
@@ -105,6 +113,11 @@ describe('parseOperatorConfig', () => {
     },
     { reason: 'too short poll', argv: ['--default-poll-interval=10ms'], message: 'must be at least 1000 ms' },
     {
+      reason: 'heap trim too often',
+      argv: ['--heap-trim-interval=10ms'],
+      message: 'must be 0 (off) or at least 1s',
+    },
+    {
       reason: 'bad address',
       argv: ['--metrics-bind-address=localhost'],
       message: '--metrics-bind-address: "localhost" is not [host]:port or 0',
@@ -147,6 +160,7 @@ describe('parseOperatorConfig', () => {
       '--metrics-bind-address',
       '--namespaces',
       '--default-poll-interval',
+      '--heap-trim-interval',
     ]) {
       expect(usage).toContain(flag);
     }

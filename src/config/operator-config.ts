@@ -44,6 +44,8 @@ export interface OperatorConfig {
   readonly defaultPollIntervalMs: number;
   /** How long shutdown waits for in-flight reconciles before giving up on them. */
   readonly gracefulShutdownTimeoutMs: number;
+  /** How often to check for unused heap to give back (`heap-trimmer.ts`); 0 disables. */
+  readonly heapTrimIntervalMs: number;
 }
 
 export const logLevels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -70,6 +72,10 @@ const flagSpecs: readonly FlagSpec[] = [
   { name: 'kubeconfig', help: 'path to a kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)' },
   { name: 'default-poll-interval', help: 'Go duration between drift checks (default 10m)' },
   { name: 'graceful-shutdown-timeout', help: 'Go duration to finish in-flight work (default 30s)' },
+  {
+    name: 'heap-trim-interval',
+    help: 'Go duration between checks for unused heap to return to the system, 0 disables (default 1m)',
+  },
 ];
 
 /** Conventional variables consulted after `COFFER_*` for a flag. */
@@ -143,6 +149,9 @@ const schema = z.object({
   kubeconfig: z.string().min(1).optional(),
   'default-poll-interval': duration(1_000).default(600_000),
   'graceful-shutdown-timeout': duration(0).default(30_000),
+  'heap-trim-interval': duration(0)
+    .refine((ms) => ms === 0 || ms >= 1_000, 'must be 0 (off) or at least 1s')
+    .default(60_000),
 });
 
 /**
@@ -207,6 +216,7 @@ function toConfig(data: z.output<typeof schema>): OperatorConfig {
     kubeconfig: data.kubeconfig,
     defaultPollIntervalMs: data['default-poll-interval'],
     gracefulShutdownTimeoutMs: data['graceful-shutdown-timeout'],
+    heapTrimIntervalMs: data['heap-trim-interval'],
   };
 }
 

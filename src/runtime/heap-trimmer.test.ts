@@ -1,0 +1,76 @@
+import { getHeapStatistics } from 'node:v8';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  collectGarbageReducingMemory,
+  startHeapTrimmer,
+  worthTrimming,
+  type HeapFigures,
+} from './heap-trimmer.ts';
+
+const MiB = 1024 * 1024;
+const log = pino({ level: 'silent' });
+
+describe('worthTrimming', () => {
+  it.each([
+    { total: 280, used: 69, want: true },
+    { total: 131, used: 69, want: true },
+    { total: 90, used: 69, want: false },
+    { total: 40, used: 10, want: false },
+  ])('committed $total MiB, used $used MiB → $want', ({ total, used, want }) => {
+    expect(worthTrimming({ total_heap_size: total * MiB, used_heap_size: used * MiB }, 32 * MiB)).toBe(want);
+  });
+});
+
+describe('startHeapTrimmer', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('collects once per interval while the heap has slack, and not otherwise', async () => {
+    vi.useFakeTimers();
+    let figures: HeapFigures = { total_heap_size: 200 * MiB, used_heap_size: 60 * MiB };
+    const collect = vi.fn(() => {
+      figures = { total_heap_size: 80 * MiB, used_heap_size: 60 * MiB };
+      return Promise.resolve();
+    });
+    const trimmer = startHeapTrimmer({ intervalMs: 60_000, log, stats: () => figures, collect });
+    await vi.advanceTimersByTimeAsync(59_000);
+    expect(collect).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(collect).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(180_000);
+    expect(collect).toHaveBeenCalledTimes(1);
+    figures = { total_heap_size: 250 * MiB, used_heap_size: 70 * MiB };
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(collect).toHaveBeenCalledTimes(2);
+    trimmer.stop();
+    figures = { total_heap_size: 250 * MiB, used_heap_size: 70 * MiB };
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(collect).toHaveBeenCalledTimes(2);
+  });
+
+  it('turns itself off when the collection cannot run', async () => {
+    vi.useFakeTimers();
+    const collect = vi.fn(() => Promise.reject(new Error('no inspector')));
+    const stats = () => ({ total_heap_size: 200 * MiB, used_heap_size: 10 * MiB });
+    startHeapTrimmer({ intervalMs: 1_000, log, stats, collect });
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(collect).toHaveBeenCalledTimes(1);
+  });
+});
+
+/** Allocates ~160 MiB that is garbage once this returns. */
+function makeGarbage(): number {
+  const arrays = Array.from({ length: 400 }, () => Array.from({ length: 50_000 }, (_, i) => i + 0.5));
+  return arrays.length;
+}
+
+describe('collectGarbageReducingMemory', () => {
+  it('gives back the heap that garbage left committed', async () => {
+    expect(makeGarbage()).toBe(400);
+    const grown = getHeapStatistics().total_heap_size;
+    await collectGarbageReducingMemory();
+    expect(getHeapStatistics().total_heap_size).toBeLessThan(grown - 64 * MiB);
+  });
+});
