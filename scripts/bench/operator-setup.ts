@@ -30,7 +30,10 @@ const crdDir = join(repoRoot, 'crds');
  */
 export function buildOperator(log: (line: string) => void): string {
   log('building the operator (npm run build)');
-  execFileSync(process.execPath, [join(repoRoot, 'scripts', 'build.ts')], { cwd: repoRoot, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(repoRoot, 'scripts', 'build.ts')], {
+    cwd: repoRoot,
+    stdio: 'inherit',
+  });
   return join(repoRoot, 'dist', 'cli', 'main.mjs');
 }
 
