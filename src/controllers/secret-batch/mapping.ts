@@ -69,10 +69,8 @@ export function valueHash(salt: string, key: string, value: string): string {
  */
 export function hashMatches(recorded: string | undefined, salt: string, key: string, value: string): boolean {
   if (recorded === undefined) return false;
-  const mac = hmac(salt, key, value);
-  return (
-    recorded === (recorded.length === 64 ? mac.toString('hex') : mac.subarray(0, 16).toString('base64url'))
-  );
+  if (recorded.length === 64) return recorded === hmac(salt, key, value).toString('hex');
+  return recorded === valueHash(salt, key, value);
 }
 
 /** Where a batch writes. */
