@@ -192,6 +192,21 @@ describe('secret hygiene', () => {
         status: 'False',
         reason: 'ServiceUnavailable',
       });
+      // A Connection's failed check is what records the ReconcileFailed event the sweep looks
+      // for: wait for one before the faults stop (the requested reconciles may come last).
+      await waitFor(
+        async () => {
+          for (const name of ['coffer', 'universal', 'rotating']) {
+            const conditions = ((await h.get('Connection', name))?.status?.conditions ?? []) as {
+              type: string;
+              status: string;
+            }[];
+            if (conditions.some((c) => c.type === 'Synced' && c.status === 'False')) return true;
+          }
+          return undefined;
+        },
+        { timeoutMs: 30_000, message: 'a Connection reporting the outage' },
+      );
     } finally {
       h.devserver.faults.update({ errorRatio: 0 });
     }
