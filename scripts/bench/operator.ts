@@ -11,12 +11,14 @@
  *   npm run bench -- [--n 1000] [--steady-seconds 60] [--poll-interval 60s] [--samples 50]
  *                    [--no-events-poll-interval 60s] [--node-options=<options of the operator's node>]
  *                    [--workers 4] [--concurrency 32] [--budget-batches 20] [--budget-rpm 100]
- *                    [--batch-projects 8] [--apiserver-arg=--profiling=true ...]
+ *                    [--batch-projects 8] [--apiserver-arg=--profiling=true ...] [--converge-only]
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { parseGoDuration } from '../../src/config/go-duration.ts';
 import { sumMetric, type OperatorProcess } from '../../test/support/processes.ts';
+import { apiServerRequests, requestsText } from './apiserver-requests.ts';
+import { cpuSnapshot, cpuText } from './cpu.ts';
 import { measureBudget, measureWithoutEvents } from './operator-phases.ts';
 import {
   driftRestoreLatencies,
@@ -64,6 +66,8 @@ const { values } = parseArgs({
     // Extra kube-apiserver flags (repeatable), e.g. --apiserver-arg=--profiling=true to take a
     // CPU profile from /debug/pprof/profile while the operator converges.
     'apiserver-arg': { type: 'string', multiple: true, default: [] },
+    // Stop after "apply → all Ready" (quick runs while tuning convergence).
+    'converge-only': { type: 'boolean', default: false },
   },
 });
 const n = Number(values.n);
@@ -90,6 +94,8 @@ async function converge(env: BenchEnv, ns: string, service: Service, operator: O
   );
   await service.server.resetStats();
   const reconcilesBefore = await reconciles(operator);
+  const requestsBefore = await apiServerRequests(env.kc);
+  const cpuBefore = cpuSnapshot();
   const started = Date.now();
   await applyWorkload({ env, namespace: ns }, w, { ...naming, concurrency: Number(values.concurrency) });
   const applyMs = Date.now() - started;
@@ -100,6 +106,8 @@ async function converge(env: BenchEnv, ns: string, service: Service, operator: O
     intervalMs: n > 5000 ? 5_000 : 1_000,
     log,
   });
+  const cpuAfter = cpuSnapshot();
+  const requestsAfter = await apiServerRequests(env.kc);
   const stats = await service.server.stats();
   const done = (await reconciles(operator)) - reconcilesBefore;
   row(
@@ -109,6 +117,8 @@ async function converge(env: BenchEnv, ns: string, service: Service, operator: O
   );
   row('apply (create calls) took', `${(applyMs / 1000).toFixed(1)} s`);
   row('apply → all Ready', `${(readyMs / 1000).toFixed(1)} s`);
+  row('CPU from apply to all Ready (share of one core)', cpuText(cpuBefore, cpuAfter, readyMs));
+  row('kube-apiserver requests from apply to all Ready', requestsText(requestsBefore, requestsAfter));
   row('reconciles per second', `${(done / (readyMs / 1000)).toFixed(0)} (${done} reconciles)`);
   row(
     'service calls per resource',
@@ -199,6 +209,10 @@ async function main(): Promise<void> {
     );
     await createConnection({ env, namespace: ns }, service);
     const w = await converge(env, ns, service, operator);
+    if (values['converge-only']) {
+      printTable(`coffer operator benchmark: N=${n}, ${workers} workers per kind (convergence only)`, rows);
+      return;
+    }
     await steadyState(service, operator);
     await latencies(env, ns, service, await batchTargets(env, ns, w.batches, w.batchProjects));
     for (const [label, value] of await measureWithoutEvents(env, quietNs, service, {

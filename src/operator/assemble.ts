@@ -12,6 +12,7 @@ import { cacheReader, customObjectPatcher } from '../managed/kube-objects.ts';
 import { createManagedReconciler } from '../managed/reconciler.ts';
 import type { Controller } from '../runtime/controller.ts';
 import { ignoreStatusOnlyUpdates } from '../runtime/event-sources.ts';
+import { queueEvents } from '../runtime/event-queue.ts';
 import { createEventRecorder, type EventRecorder } from '../runtime/events.ts';
 import type { Manager } from '../runtime/manager.ts';
 import type { Reconciler } from '../runtime/reconcile.ts';
@@ -43,7 +44,9 @@ export interface AssembledOperator {
   readonly informers: OperatorInformers;
   /** Starts every kind's `startBackground`; they stop when `signal` aborts. */
   startBackground(signal: AbortSignal): void;
-  /** Closes the connection clients (after the manager stopped). */
+  /** Resolves when every event recorded so far was written (events are written in the background). */
+  flushEvents(): Promise<void>;
+  /** Writes the events still queued (bounded wait), closes the connection clients (after the manager stopped). */
   close(): Promise<void>;
 }
 
@@ -124,6 +127,9 @@ function addDirectKind(wiring: Wiring, kind: DirectKindController): WatchedKind 
   };
 }
 
+/** How long `close` waits for queued events to be written. */
+const eventFlushTimeoutMs = 5_000;
+
 /** Registers everything on `options.manager`; call before `manager.run`. */
 export function assembleOperator(options: AssembleOptions): AssembledOperator {
   const { manager } = options;
@@ -141,11 +147,15 @@ export function assembleOperator(options: AssembleOptions): AssembledOperator {
     now: options.now,
     ...(options.clientCloseDelayMs === undefined ? {} : { clientCloseDelayMs: options.clientCloseDelayMs }),
   });
-  const events = createEventRecorder({
-    api: manager.kubeConfig.makeApiClient(CoreV1Api),
-    component: options.eventComponent ?? 'coffer',
-    log: manager.log,
-  });
+  // Reconciles do not wait for their events to be stored (see event-queue.ts).
+  const events = queueEvents(
+    createEventRecorder({
+      api: manager.kubeConfig.makeApiClient(CoreV1Api),
+      component: options.eventComponent ?? 'coffer',
+      log: manager.log,
+    }),
+    { onDropped: manager.metrics.eventDropped, log: manager.log },
+  );
   const wiring: Wiring = { options, informers, services, events, controllers };
   const watched = [
     ...options.directKinds.map((kind) => addDirectKind(wiring, kind)),
@@ -160,6 +170,13 @@ export function assembleOperator(options: AssembleOptions): AssembledOperator {
     startBackground(signal) {
       for (const kind of options.kinds) kind.startBackground?.(services, signal);
     },
-    close: () => services.connections.close(),
+    flushEvents: () => events.flush(),
+    async close() {
+      await Promise.race([
+        events.flush(),
+        new Promise((resolve) => setTimeout(resolve, eventFlushTimeoutMs).unref()),
+      ]);
+      await services.connections.close();
+    },
   };
 }

@@ -55,6 +55,8 @@ export interface RunningOperator {
   readonly services: DirectServices;
   /** Ports actually bound (useful with port 0). */
   readonly ports: { metrics?: number; health?: number };
+  /** Resolves when every Kubernetes event recorded so far was written (they are written in the background). */
+  flushEvents(): Promise<void>;
   /** Graceful stop: no new work, in-flight reconciles finish (bounded), Lease released. */
   stop(): Promise<void>;
 }
@@ -140,6 +142,7 @@ export async function startOperator(options: StartOperatorOptions): Promise<Runn
     get ports() {
       return manager.ports;
     },
+    flushEvents: () => operator.flushEvents(),
     async stop() {
       stopping.abort(new Error('operator stopped'));
       await exited;

@@ -15,6 +15,7 @@
  * | coffer_service_requests_total                 | counter   | operation, status           |
  * | coffer_service_request_duration_seconds       | histogram | operation                   |
  * | coffer_leader_election_status                 | gauge     | name                        |
+ * | coffer_events_dropped_total                   | counter   |                             |
  *
  * `result` is `success`, `requeue_after`, or the error class (`terminal`, `waiting`,
  * `rate_limited`, `conflict`, `transient`). `status` is the HTTP status, or `error` when no
@@ -57,6 +58,7 @@ export class OperatorMetrics {
   private readonly serviceRequests: Counter<'operation' | 'status'>;
   private readonly serviceDuration: Histogram<'operation'>;
   private readonly leader: Gauge<'name'>;
+  private readonly eventsDropped: Counter;
 
   constructor(options: OperatorMetricsOptions = {}) {
     const registers = [this.registry];
@@ -129,6 +131,11 @@ export class OperatorMetrics {
       labelNames: ['name'],
       registers,
     });
+    this.eventsDropped = new Counter({
+      name: 'coffer_events_dropped_total',
+      help: 'Kubernetes events dropped because too many were waiting to be written.',
+      registers,
+    });
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 
@@ -174,6 +181,11 @@ export class OperatorMetrics {
   setLeader(name: string, isLeader: boolean): void {
     this.leader.set({ name }, isLeader ? 1 : 0);
   }
+
+  /** Counts one Kubernetes event dropped by the event queue. */
+  readonly eventDropped = (): void => {
+    this.eventsDropped.inc();
+  };
 
   /** The exposition text (Prometheus text format). */
   async text(): Promise<string> {

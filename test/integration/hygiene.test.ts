@@ -217,6 +217,7 @@ describe('secret hygiene', () => {
 
 /** Everything the operator wrote where people look: events and coffer.dev objects in the namespace. */
 async function visibleRecords(): Promise<{ events: string; objects: string }> {
+  await h.operator.flushEvents();
   const events = await h.kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: h.namespace });
   const objects: unknown[] = [];
   for (const kind of allKinds) {

@@ -289,6 +289,7 @@ describe('IdentityAuth lifecycle', () => {
   it('never puts a token or client secret in logs, events or status', async () => {
     const logs = h.logs();
     expect(logs).not.toContain(h.admin.token);
+    await h.operator.flushEvents();
     const events = JSON.stringify(await h.core.listNamespacedEvent({ namespace: h.namespace }));
     const objects = JSON.stringify(
       await h.custom.listNamespacedCustomObject({

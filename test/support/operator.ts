@@ -307,8 +307,9 @@ export class OperatorHarness {
     }
   }
 
-  /** Events recorded about the object named `name`. */
+  /** Events recorded about the object named `name` (after the operator wrote those it queued). */
   async events(name: string, options: At = {}): Promise<CoreV1Event[]> {
+    await this.operator.flushEvents();
     const namespace = options.namespace ?? this.namespace;
     const list = await this.core.listNamespacedEvent({
       namespace,

@@ -1,7 +1,7 @@
 /**
- * The folder a SecretBatch writes into: one list call reads all its secrets; missing folders
- * along the path are created one level at a time with the v2 folders endpoint (the service
- * rejects writes into a folder that does not exist).
+ * The folder a SecretBatch writes into: one list call reads all its secrets; a missing folder is
+ * created with one call to the v2 folders endpoint, which also creates missing parents (the
+ * service rejects writes into a folder that does not exist).
  */
 import type { Secret, ServiceClient } from '../../client/index.ts';
 import { serviceStatus } from '../../managed/service-errors.ts';
@@ -51,23 +51,28 @@ export function folderNotFound(scope: BatchScope, requeueMs: number): WaitingErr
   );
 }
 
-/** Creates every missing folder along `scope.secretPath`, parent first. Returns how many it created. */
+/**
+ * Creates the folder `scope.secretPath` with one call (the service creates missing parents, see
+ * `createFolder`). Returns `created`, or `existed` when the service answers 400 and a list of the
+ * parent shows the folder (created meanwhile by someone else); any other failure is thrown.
+ */
 export async function ensureFolders(
   client: ServiceClient,
   scope: BatchScope,
   signal: AbortSignal,
-): Promise<number> {
+): Promise<'created' | 'existed'> {
   const names = scope.secretPath.split('/').filter((n) => n !== '');
-  let parent = '/';
-  let created = 0;
-  for (const name of names) {
-    const base = { projectId: scope.projectId, environment: scope.environment, path: parent };
+  const name = names.at(-1);
+  if (name === undefined) return 'existed';
+  const parent = `/${names.slice(0, -1).join('/')}`;
+  const base = { projectId: scope.projectId, environment: scope.environment, path: parent };
+  try {
+    await client.folders.create({ ...base, name }, { signal });
+    return 'created';
+  } catch (error) {
+    if (serviceStatus(error) !== 400) throw error;
     const existing = await client.folders.list(base, { signal });
-    if (!existing.some((f) => f.name === name)) {
-      await client.folders.create({ ...base, name }, { signal });
-      created += 1;
-    }
-    parent = parent === '/' ? `/${name}` : `${parent}/${name}`;
+    if (existing.some((folder) => folder.name === name)) return 'existed';
+    throw error;
   }
-  return created;
 }

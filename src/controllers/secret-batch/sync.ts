@@ -122,7 +122,8 @@ async function folderContents(
   const { client, obj, scope } = target;
   if (snapshot.current) return snapshot.current;
   if (!obj.spec.createFolders) throw folderNotFound(scope, WAIT_REQUEUE_MS);
-  await ensureFolders(client, scope, signal);
+  // A folder just created is empty; one created meanwhile by someone else is read.
+  if ((await ensureFolders(client, scope, signal)) === 'created') return new Map();
   return (await listFolder(client, scope, signal)) ?? new Map();
 }
 

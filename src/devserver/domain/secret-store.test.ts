@@ -77,7 +77,7 @@ describe('environments', () => {
 });
 
 describe('folders', () => {
-  it('creates nested folders with missing parents, idempotently', () => {
+  it('creates nested folders with missing parents, and refuses an existing one with 400', () => {
     const folder = store.createFolder(scope, { name: 'api', path: '/app/backend/', description: 'API' });
     expect(folder).toMatchObject({
       name: 'api',
@@ -88,8 +88,13 @@ describe('folders', () => {
     const parent = store.getFolder(scope, '/app/backend');
     expect(folder.parentId).toBe(parent?.id);
     expect(store.getFolder(scope, '/app')?.parentId).toBe(store.getFolder(scope, '/')?.id);
-    const again = store.createFolder(scope, { name: 'api', path: 'app/backend' });
-    expect(again.id).toBe(folder.id);
+    const again = errorOf(() => store.createFolder(scope, { name: 'api', path: 'app/backend' }));
+    expect(again.status).toBe(400);
+    expect(again.message).toBe("Folder with name 'api' already exists in path '/app/backend'");
+    expect(store.listFolders(scope, { path: '/app/backend' })).toHaveLength(1);
+    // An existing parent is reused.
+    const sibling = store.createFolder(scope, { name: 'web', path: '/app' });
+    expect(sibling.parentId).toBe(store.getFolder(scope, '/app')?.id);
   });
 
   it.each([

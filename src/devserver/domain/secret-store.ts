@@ -142,8 +142,9 @@ export class SecretStore {
   // Folders
 
   /**
-   * Creates folder `name` under `path` (default "/"), creating missing parents; returns the
-   * existing folder when it is already there (the service's create is idempotent).
+   * Creates folder `name` under `path` (default "/"), creating missing parents; 400 "Folder with
+   * name '<name>' already exists in path '<path>'" when it is already there (the service's
+   * `createFolder` at 4af40163: only the parents are reused).
    */
   createFolder(
     scope: Scope,
@@ -155,6 +156,11 @@ export class SecretStore {
     if (!FOLDER_NAME.test(input.name.trim()) || !segments.every((s) => FOLDER_NAME.test(s))) {
       const field = FOLDER_NAME.test(input.name.trim()) ? 'path' : 'name';
       throw validationFailure([{ code: 'custom', path: [field], message: FOLDER_NAME_MESSAGE }]);
+    }
+    if (tree.folders.has(target)) {
+      throw badRequest(
+        `Folder with name '${input.name.trim()}' already exists in path '${normalizeSecretPath(input.path)}'`,
+      );
     }
     let current = '/';
     let node = tree.folders.get('/') as FolderNode;

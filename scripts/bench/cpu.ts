@@ -1,0 +1,79 @@
+/**
+ * CPU time of the benchmark's processes (Linux `/proc`): which of kube-apiserver, etcd, the
+ * devserver, the operator and the benchmark itself used the machine's cores in a phase.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** CPU seconds (user + system) per process role, for processes descending from this one. */
+export type CpuSeconds = Record<string, number>;
+
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ; 100 on Linux). */
+const ticksPerSecond = 100;
+
+const roles: [string, RegExp][] = [
+  ['kube-apiserver', /kube-apiserver/],
+  ['etcd', /(^|\/)etcd(\s|$)/],
+  ['devserver', /\bdevserver\b/],
+  ['operator', /\boperator\b/],
+];
+
+interface ProcStat {
+  readonly ppid: number;
+  readonly cpuTicks: number;
+}
+
+function readStat(pid: number): ProcStat | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may contain spaces) start after the last ')'.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return { ppid: Number(fields[1]), cpuTicks: Number(fields[11]) + Number(fields[12]) };
+  } catch {
+    return undefined;
+  }
+}
+
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+}
+
+/** CPU seconds so far of this process ("benchmark") and of each role among its descendants. */
+export function cpuSnapshot(): CpuSeconds {
+  const stats = new Map<number, ProcStat>();
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    const stat = readStat(pid);
+    if (stat) stats.set(pid, stat);
+  }
+  const descends = (pid: number): boolean => {
+    for (let at = stats.get(pid)?.ppid, hops = 0; at !== undefined && at > 1 && hops < 32; hops++) {
+      if (at === process.pid) return true;
+      at = stats.get(at)?.ppid;
+    }
+    return false;
+  };
+  const usage = process.cpuUsage();
+  const seconds: CpuSeconds = { benchmark: (usage.user + usage.system) / 1e6 };
+  for (const [pid, stat] of stats) {
+    if (!descends(pid)) continue;
+    const cmd = commandLine(pid);
+    const role = roles.find(([, pattern]) => pattern.test(cmd))?.[0];
+    if (role) seconds[role] = (seconds[role] ?? 0) + stat.cpuTicks / ticksPerSecond;
+  }
+  return seconds;
+}
+
+/** "kube-apiserver 80.1 s (45%), ..." for the CPU used between two snapshots over `wallMs`. */
+export function cpuText(before: CpuSeconds, after: CpuSeconds, wallMs: number): string {
+  const wall = wallMs / 1000;
+  return Object.keys(after)
+    .map((role) => [role, (after[role] ?? 0) - (before[role] ?? 0)] as const)
+    .sort((a, b) => b[1] - a[1])
+    .map(([role, used]) => `${role} ${used.toFixed(1)} s (${((used / wall) * 100).toFixed(0)}%)`)
+    .join(', ');
+}

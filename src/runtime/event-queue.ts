@@ -1,0 +1,90 @@
+/**
+ * Records Kubernetes events in the background, so a reconcile never waits for the API server to
+ * store one (client-go's event broadcaster is asynchronous for the same reason).
+ *
+ * Contract:
+ * - `record` returns at once; the event is handed to the wrapped recorder later.
+ * - Events about one object are written in the order they were recorded, one at a time (an
+ *   object always maps to the same lane), so the wrapped recorder's folding of repeated events
+ *   sees them in order. At most `lanes` events are being written at once.
+ * - At most `maxQueued` events wait; further events are dropped (counted through `onDropped`,
+ *   logged once per burst), as client-go drops events when its queue is full: events are best
+ *   effort and must not grow memory without bound while the API server is slow or away.
+ * - `flush` resolves when every event recorded before the call was written or given up.
+ */
+import type { Logger } from 'pino';
+import type { EventInput, EventRecorder } from './events.ts';
+import type { KubeObject } from './object-meta.ts';
+
+export interface EventQueueOptions {
+  /** Events written at once (default 4). */
+  readonly lanes?: number;
+  /** Events waiting at most (default 1000); more are dropped. */
+  readonly maxQueued?: number;
+  /** Called for every dropped event (a metric). */
+  readonly onDropped?: () => void;
+  readonly log?: Logger;
+}
+
+/** An EventRecorder whose `record` does not wait; see the module comment. */
+export interface QueuedEventRecorder extends EventRecorder {
+  /** Resolves when every event recorded so far was written or given up. */
+  flush(): Promise<void>;
+  /** Events recorded and not yet written (waiting or being written). */
+  readonly pending: number;
+}
+
+function laneIndex(obj: KubeObject, lanes: number): number {
+  const key = obj.metadata?.uid ?? `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+  let hash = 0;
+  for (let i = 0; i < key.length; i++) hash = (hash * 31 + key.charCodeAt(i)) | 0;
+  return Math.abs(hash) % lanes;
+}
+
+/** Wraps `inner` (usually `createEventRecorder`) in a bounded background queue. */
+export function queueEvents(inner: EventRecorder, options: EventQueueOptions = {}): QueuedEventRecorder {
+  const laneCount = Math.max(1, options.lanes ?? 4);
+  const maxQueued = Math.max(1, options.maxQueued ?? 1000);
+  // Each lane is a promise chain: an event is written when the one before it in its lane is.
+  const tails: Promise<void>[] = Array.from({ length: laneCount }, () => Promise.resolve());
+  let pending = 0;
+  let dropping = false;
+
+  async function write(obj: KubeObject, event: EventInput): Promise<void> {
+    try {
+      await inner.record(obj, event);
+    } catch (error) {
+      // The wrapped recorder should not throw; a bug there must not break the lane.
+      options.log?.warn({ err: error, reason: event.reason }, 'cannot record event');
+    } finally {
+      pending -= 1;
+      if (pending === 0) dropping = false;
+    }
+  }
+
+  return {
+    get pending() {
+      return pending;
+    },
+    record(obj, event) {
+      if (pending >= maxQueued) {
+        options.onDropped?.();
+        if (!dropping) {
+          dropping = true;
+          options.log?.warn(
+            { reason: event.reason, maxQueued },
+            'event queue full: dropping events until the API server catches up',
+          );
+        }
+        return Promise.resolve();
+      }
+      pending += 1;
+      const index = laneIndex(obj, laneCount);
+      tails[index] = (tails[index] ?? Promise.resolve()).then(() => write(obj, event));
+      return Promise.resolve();
+    },
+    async flush() {
+      await Promise.all(tails);
+    },
+  };
+}
