@@ -23,6 +23,8 @@ const retireAfterMs = 60_000;
 
 export class PooledKubeConfig extends KubeConfig {
   private shared: { key: string; dispatcher: Dispatcher } | undefined;
+  /** The settings last digested and their digest: hashing runs only when one of them changed. */
+  private digested: { parts: readonly unknown[]; key: string } | undefined;
 
   override async applySecurityAuthentication(context: RequestContext): Promise<void> {
     await super.applySecurityAuthentication(context);
@@ -49,7 +51,9 @@ export class PooledKubeConfig extends KubeConfig {
   /**
    * A digest of everything the parent turns into the dispatcher's TLS settings: the cluster's
    * address, CA and proxy, the user's certificate and key (inline, or a file with its change
-   * time, so a rotated file yields a new key). A digest, so no key material is kept as a string.
+   * time, so a rotated file yields a new key). A digest, so no key material is copied into a
+   * key; the settings are compared by value with the last ones (the same strings while nothing
+   * changed) and hashed only when they differ, since this runs for every request.
    */
   private tlsIdentity(): string {
     const cluster = this.getCurrentCluster();
@@ -66,7 +70,12 @@ export class PooledKubeConfig extends KubeConfig {
       user?.keyData,
       fileStamp(user?.keyFile),
     ];
-    return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+    const last = this.digested;
+    if (last?.parts.length === parts.length && last.parts.every((part, i) => part === parts[i]))
+      return last.key;
+    const key = createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+    this.digested = { parts, key };
+    return key;
   }
 }
 
