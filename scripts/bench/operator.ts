@@ -39,6 +39,7 @@ import {
   startService,
   workloadFor,
   batchPath,
+  type At,
   type BenchEnv,
   type Service,
 } from './operator-setup.ts';
@@ -106,8 +107,7 @@ async function phaseStart(env: BenchEnv, operator: OperatorProcess | undefined) 
  * operator takes on its own, without sharing the machine with the apply.
  */
 async function converge(
-  env: BenchEnv,
-  ns: string,
+  { env, namespace: ns }: At,
   service: Service,
   operatorFor: () => Promise<OperatorProcess>,
   afterApply: boolean,
@@ -244,7 +244,7 @@ async function main(): Promise<void> {
       return started;
     };
     await createConnection({ env, namespace: ns }, service);
-    const { w, operator } = await converge(env, ns, service, operatorFor, afterApply);
+    const { w, operator } = await converge({ env, namespace: ns }, service, operatorFor, afterApply);
     if (values['converge-only']) {
       printTable(`coffer operator benchmark: N=${n}, ${workers} workers per kind (convergence only)`, rows);
       return;

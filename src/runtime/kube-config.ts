@@ -56,27 +56,36 @@ export class PooledKubeConfig extends KubeConfig {
    * changed) and hashed only when they differ, since this runs for every request.
    */
   private tlsIdentity(): string {
-    const cluster = this.getCurrentCluster();
-    const user = this.getCurrentUser();
-    const parts = [
-      cluster?.server,
-      cluster?.caData,
-      fileStamp(cluster?.caFile),
-      cluster?.skipTLSVerify,
-      cluster?.tlsServerName,
-      cluster?.proxyUrl,
-      user?.certData,
-      fileStamp(user?.certFile),
-      user?.keyData,
-      fileStamp(user?.keyFile),
-    ];
+    const parts = tlsSettings(this.getCurrentCluster(), this.getCurrentUser());
     const last = this.digested;
-    if (last?.parts.length === parts.length && last.parts.every((part, i) => part === parts[i]))
-      return last.key;
+    if (last && sameParts(last.parts, parts)) return last.key;
     const key = createHash('sha256').update(JSON.stringify(parts)).digest('hex');
     this.digested = { parts, key };
     return key;
   }
+}
+
+type Cluster = ReturnType<KubeConfig['getCurrentCluster']>;
+type User = ReturnType<KubeConfig['getCurrentUser']>;
+
+/** Every setting the parent turns into the dispatcher's TLS options (see `tlsIdentity`). */
+function tlsSettings(cluster: Cluster, user: User): unknown[] {
+  return [
+    cluster?.server,
+    cluster?.caData,
+    fileStamp(cluster?.caFile),
+    cluster?.skipTLSVerify,
+    cluster?.tlsServerName,
+    cluster?.proxyUrl,
+    user?.certData,
+    fileStamp(user?.certFile),
+    user?.keyData,
+    fileStamp(user?.keyFile),
+  ];
+}
+
+function sameParts(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((part, i) => part === b[i]);
 }
 
 /** `path@mtime` for a file setting, so a rewritten file changes the identity. */
