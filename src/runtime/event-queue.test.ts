@@ -99,6 +99,22 @@ describe('queueEvents', () => {
     expect(dropped).toBe(2);
   });
 
+  it('hands the recorder only what an Event names of the object', async () => {
+    const seen: KubeObject[] = [];
+    const queue = queueEvents({ record: (obj) => Promise.resolve(void seen.push(obj)) });
+    const big = { ...widget('a'), spec: { huge: 'x'.repeat(10_000) }, status: { id: 'i' } };
+    big.metadata = { ...big.metadata, resourceVersion: '7', annotations: { a: 'b' } };
+    await queue.record(big, normal('CreatedExternal'));
+    await queue.flush();
+    expect(seen).toEqual([
+      {
+        apiVersion: 'test/v1',
+        kind: 'Widget',
+        metadata: { name: 'a', namespace: 'ns', uid: 'a', resourceVersion: '7' },
+      },
+    ]);
+  });
+
   it('keeps writing after the wrapped recorder throws', async () => {
     const inner = new GatedRecorder();
     inner.failReasons.add('Broken');

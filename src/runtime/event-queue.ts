@@ -17,7 +17,7 @@ import type { EventInput, EventRecorder } from './events.ts';
 import type { KubeObject } from './object-meta.ts';
 
 export interface EventQueueOptions {
-  /** Events written at once (default 4). */
+  /** Events written at once (default 1: one after the other, as client-go's broadcaster does). */
   readonly lanes?: number;
   /** Events waiting at most (default 1000); more are dropped. */
   readonly maxQueued?: number;
@@ -34,6 +34,16 @@ export interface QueuedEventRecorder extends EventRecorder {
   readonly pending: number;
 }
 
+/** What an Event names of its object: a waiting event does not keep the whole object alive. */
+function involvedObject(obj: KubeObject): KubeObject {
+  const { name, namespace, uid, resourceVersion } = obj.metadata ?? {};
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    metadata: { name, namespace, uid, resourceVersion },
+  };
+}
+
 function laneIndex(obj: KubeObject, lanes: number): number {
   const key = obj.metadata?.uid ?? `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
   let hash = 0;
@@ -43,7 +53,7 @@ function laneIndex(obj: KubeObject, lanes: number): number {
 
 /** Wraps `inner` (usually `createEventRecorder`) in a bounded background queue. */
 export function queueEvents(inner: EventRecorder, options: EventQueueOptions = {}): QueuedEventRecorder {
-  const laneCount = Math.max(1, options.lanes ?? 4);
+  const laneCount = Math.max(1, options.lanes ?? 1);
   const maxQueued = Math.max(1, options.maxQueued ?? 1000);
   // Each lane is a promise chain: an event is written when the one before it in its lane is.
   const tails: Promise<void>[] = Array.from({ length: laneCount }, () => Promise.resolve());
@@ -80,7 +90,8 @@ export function queueEvents(inner: EventRecorder, options: EventQueueOptions = {
       }
       pending += 1;
       const index = laneIndex(obj, laneCount);
-      tails[index] = (tails[index] ?? Promise.resolve()).then(() => write(obj, event));
+      const about = involvedObject(obj);
+      tails[index] = (tails[index] ?? Promise.resolve()).then(() => write(about, event));
       return Promise.resolve();
     },
     async flush() {
