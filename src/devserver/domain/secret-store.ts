@@ -3,7 +3,7 @@
  *
  * - each environment has a folder tree rooted at "/" (created by {@link SecretStore.addEnvironment});
  *   paths are normalised (leading slash, no trailing slash, "/" by default);
- * - folder creation is idempotent and creates missing parent folders; folder names are letters,
+ * - folder creation creates missing parent folders and refuses an existing folder (400); names are letters,
  *   digits, `-` and `_`; deleting a folder deletes everything below it;
  * - single and batch create/update/delete of secrets (see `secret-batch.ts` for the batch
  *   semantics); values are normalised, versions go up on every change, omitted fields stay;

@@ -1,7 +1,7 @@
 /**
  * Folder routes (facts B6) on both paths official clients use: `/api/v2/folders` (project by
  * `projectId`) and `/api/v1/folders` (project by `workspaceId`, path also as `directory`).
- * Create is idempotent and creates missing parents; delete removes everything below.
+ * Create creates missing parents (400 when the folder exists); delete removes everything below.
  * Permissions: `secret-folders` create/read/delete for the environment and parent path.
  */
 import { z } from 'zod';
