@@ -222,11 +222,15 @@ describe('folders', () => {
     await expect(ctx.admin.folders.v1.list({ workspaceId: p.id, environment: 'dev' })).resolves.toEqual([]);
   });
 
-  it('returns the existing folder on a repeated create, and validates names locally', async () => {
+  it('refuses a repeated create with 400, and validates names locally', async () => {
     const { p } = await scoped();
-    const first = await ctx.admin.folders.create({ projectId: p.id, environment: 'dev', name: 'twice' });
-    const again = await ctx.admin.folders.create({ projectId: p.id, environment: 'dev', name: 'twice' });
-    expect(again.id).toBe(first.id);
+    await ctx.admin.folders.create({ projectId: p.id, environment: 'dev', name: 'twice' });
+    await expectServiceError(
+      ctx.admin.folders.create({ projectId: p.id, environment: 'dev', name: 'twice' }),
+      InvalidError,
+      400,
+      /Folder with name 'twice' already exists in path '\/'/,
+    );
     await expect(ctx.admin.folders.list({ projectId: p.id, environment: 'dev' })).resolves.toHaveLength(1);
     await expect(
       ctx.admin.folders.create({ projectId: p.id, environment: 'dev', name: 'a b' }),
