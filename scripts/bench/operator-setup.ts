@@ -4,13 +4,15 @@
  * Connection, and bulk creation of the workload (Secrets, Projects, Identities, SecretBatches).
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { PooledKubeConfig } from '../../src/runtime/kube-config.ts';
 import { apiVersion, findKind, group, version } from '../../src/api/v1alpha1/index.ts';
 import { createServiceClient, staticToken, type ServiceClient } from '../../src/client/index.ts';
+import { applyObjects } from '../../src/sandbox/control-plane/cluster.ts';
 import { startControlPlane, type ControlPlane } from '../../src/sandbox/control-plane/control-plane.ts';
+import { renderChartRbac } from '../../test/support/chart.ts';
 import {
   newProcessDir,
   removeProcessDir,
@@ -110,16 +112,47 @@ export async function startService(dir: string, name: string, rateLimit?: string
   }
 }
 
+/** How the benchmark's operator authenticates to kube-apiserver. */
+export type OperatorIdentity = 'service-account' | 'admin-certificate';
+
+const operatorNamespace = 'coffer-system';
+
+/**
+ * A kubeconfig file for the operator. `service-account`: as deployed by the chart — the chart's
+ * ServiceAccount, ClusterRole and bindings are applied and the operator presents a token from the
+ * TokenRequest API (valid two hours), so its RBAC is exercised under load and kube-apiserver
+ * authenticates it as in a cluster (a cached token lookup, not a client-certificate chain
+ * verification per request). `admin-certificate`: the control plane's admin client certificate.
+ */
+export async function operatorKubeconfig(env: BenchEnv, identity: OperatorIdentity): Promise<string> {
+  if (identity === 'admin-certificate') return env.plane.kubeconfigPath;
+  await env.plane.createNamespace(operatorNamespace);
+  const rbac = renderChartRbac('coffer', operatorNamespace);
+  await applyObjects(env.kc, rbac, 'coffer-bench');
+  const account = rbac.find((obj) => obj.kind === 'ServiceAccount')?.metadata?.name;
+  if (!account) throw new Error('cannot run the operator as its ServiceAccount: the chart rendered none');
+  const kubeConfig = await env.plane.clientForServiceAccount(operatorNamespace, account, 7_200);
+  const path = join(env.dir, 'operator.kubeconfig');
+  writeFileSync(path, kubeConfig.exportConfig(), { mode: 0o600 });
+  return path;
+}
+
 /** Starts `coffer operator` watching `namespaces` with the given poll interval. */
 export function startOperator(
   env: BenchEnv,
   namespaces: readonly string[],
-  options: { pollInterval: string; workers: number; entry: string; nodeArgs: readonly string[] },
+  options: {
+    pollInterval: string;
+    workers: number;
+    entry: string;
+    nodeArgs: readonly string[];
+    kubeconfigPath: string;
+  },
 ): Promise<OperatorProcess> {
   return startOperatorProcess({
     entry: options.entry,
     nodeArgs: options.nodeArgs,
-    kubeconfigPath: env.plane.kubeconfigPath,
+    kubeconfigPath: options.kubeconfigPath,
     dir: env.dir,
     name: 'operator',
     namespaces,

@@ -35,12 +35,14 @@ import {
   buildOperator,
   createConnection,
   startBenchEnv,
+  operatorKubeconfig,
   startOperator,
   startService,
   workloadFor,
   batchPath,
   type At,
   type BenchEnv,
+  type OperatorIdentity,
   type Service,
 } from './operator-setup.ts';
 
@@ -73,6 +75,9 @@ const { values } = parseArgs({
     // Start the operator only once the whole workload is applied; time from its start to all
     // Ready (the operator's own throughput, not sharing the machine with the apply).
     'operator-after-apply': { type: 'boolean', default: false },
+    // service-account: the chart's ServiceAccount and RBAC, as deployed; admin-certificate: the
+    // control plane's admin client certificate.
+    'operator-identity': { type: 'string', default: 'service-account' },
   },
 });
 const n = Number(values.n);
@@ -82,6 +87,10 @@ const pollMs = parseGoDuration(pollInterval) ?? 60_000;
 const quietPollMs = parseGoDuration(values['no-events-poll-interval']) ?? 60_000;
 const samples = Number(values.samples);
 const workers = Number(values.workers);
+const operatorIdentity = ((value: string): OperatorIdentity => {
+  if (value === 'service-account' || value === 'admin-certificate') return value;
+  throw new Error(`--operator-identity must be service-account or admin-certificate, not ${value}`);
+})(values['operator-identity']);
 const log = (line: string) => console.log(line);
 const rows: [string, string][] = [];
 const row = (label: string, value: string) => {
@@ -225,12 +234,14 @@ async function main(): Promise<void> {
       await env.plane.createNamespace('bench-budget'),
     ];
     const afterApply = values['operator-after-apply'];
+    const kubeconfigPath = await operatorKubeconfig(env, operatorIdentity);
     const operatorFor = async () => {
       const started = await startOperator(env, [ns, quietNs, budgetNs], {
         pollInterval,
         workers,
         entry,
         nodeArgs: values['node-options'].split(' ').filter(Boolean),
+        kubeconfigPath,
       });
       processes.push(started);
       await started.waitReady();

@@ -20,36 +20,20 @@ import {
   type V1Deployment,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
-import { locateBinaries, readPinnedVersions } from '../support/control-plane-binaries.ts';
+import { renderChart, rbacKinds } from '../support/chart.ts';
+import { locateBinaries } from '../support/control-plane-binaries.ts';
 import { clusterFromInjected, statusCodeOf, waitFor } from '../support/kube.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const binaries = locateBinaries();
 const workDir = mkdtempSync(join(tmpdir(), 'coffer-chart-rbac-'));
-const rbacKinds = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
 
 function tool(binary: string | undefined, args: string[], input?: string): string {
-  if (!binary) throw new Error('cannot run kubectl/helm: not found; run `npm run control-plane:install`');
-  const env = {
-    ...process.env,
-    HELM_CACHE_HOME: workDir,
-    HELM_CONFIG_HOME: workDir,
-    HELM_DATA_HOME: workDir,
-  };
-  const result = spawnSync(binary, args, { encoding: 'utf8', env, input, maxBuffer: 64 * 1024 * 1024 });
+  if (!binary) throw new Error('cannot run kubectl: not found; run `npm run control-plane:install`');
+  const result = spawnSync(binary, args, { encoding: 'utf8', input, maxBuffer: 64 * 1024 * 1024 });
   if (result.error) throw new Error(`cannot run ${binary}: ${result.error.message}`, { cause: result.error });
   if (result.status !== 0) throw new Error(`cannot run ${binary} ${args[0] ?? ''}: ${result.stderr}`);
   return result.stdout;
-}
-
-function render(release: string, namespace: string, values: string[]): KubernetesObject[] {
-  const args = ['template', release, join(repo, 'charts/coffer'), '-n', namespace];
-  const sets = ['crds.install=false', ...values].flatMap((v) => ['--set', v]);
-  const text = tool(binaries.helm, [...args, '--kube-version', readPinnedVersions().kubernetes, ...sets]);
-  return parseAllDocuments(text)
-    .map((doc) => doc.toJS() as KubernetesObject | null)
-    .filter((obj): obj is KubernetesObject => obj !== null);
 }
 
 function kubectl(verb: 'apply' | 'delete', objects: KubernetesObject[]): void {
@@ -129,7 +113,7 @@ async function runWithChartRbac(values: (namespaces: string[]) => string[], extr
   const release = `rbac-${Math.random().toString(16).slice(2, 8)}`;
   const namespace = await cluster.createNamespace();
   const watched = await Promise.all(Array.from({ length: extraNamespaces }, () => cluster.createNamespace()));
-  const objects = render(release, namespace, values(watched));
+  const objects = renderChart(release, namespace, values(watched));
   const rbac = objects.filter((o) => rbacKinds.has(o.kind ?? ''));
   kubectl('apply', rbac);
   const account = rbac.find((o) => o.kind === 'ServiceAccount')?.metadata?.name ?? '';

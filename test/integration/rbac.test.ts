@@ -14,9 +14,7 @@
  * scenario named in `ruleNeeds` must fail, with a 403 in the operator's log as the reason. A rule
  * with no entry in `ruleNeeds` fails the test: give it a scenario or remove it from the chart.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -26,9 +24,8 @@ import {
   type V1PolicyRule,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
 import { applyObjects } from '../../src/sandbox/control-plane/cluster.ts';
-import { locateBinaries, readPinnedVersions } from '../support/control-plane-binaries.ts';
+import { renderChartRbac } from '../support/chart.ts';
 import { startControlPlane, testFieldManager, type ControlPlane } from '../support/control-plane.ts';
 import { waitFor } from '../support/kube.ts';
 import { finishRun, prepareRun, runScenarios, type ScenarioName } from './rbac-scenarios.ts';
@@ -40,27 +37,6 @@ interface Role extends KubernetesObject {
   kind: 'ClusterRole' | 'Role';
   metadata: { name: string; namespace?: string };
   rules: V1PolicyRule[];
-}
-
-/** The chart's RBAC objects (ServiceAccount, roles, bindings) for the default values. */
-function renderRbac(): KubernetesObject[] {
-  const helm = locateBinaries().helm;
-  if (!helm) throw new Error('cannot render the chart: helm not found; run `npm run control-plane:install`');
-  const home = mkdtempSync(join(tmpdir(), 'coffer-rbac-helm-'));
-  try {
-    const args = ['template', 'coffer', join(repo, 'charts/coffer'), '-n', chartNamespace];
-    args.push('--kube-version', readPinnedVersions().kubernetes);
-    args.push('--set', 'crds.install=false', '--set', 'leaderElection.enabled=true');
-    const env = { ...process.env, HELM_CACHE_HOME: home, HELM_CONFIG_HOME: home, HELM_DATA_HOME: home };
-    const result = spawnSync(helm, args, { encoding: 'utf8', env });
-    if (result.status !== 0) throw new Error(`cannot render the chart: ${result.stderr}`);
-    const kinds = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
-    return parseAllDocuments(result.stdout)
-      .map((doc) => doc.toJS() as KubernetesObject | null)
-      .filter((obj): obj is KubernetesObject => obj !== null && kinds.has(obj.kind ?? ''));
-  } finally {
-    rmSync(home, { recursive: true, force: true });
-  }
 }
 
 const has = (list: string[] | undefined, item: string) => list?.includes(item) ?? false;
@@ -118,7 +94,7 @@ const ruleNeeds: { what: string; matches: (rule: V1PolicyRule) => boolean; break
   },
 ];
 
-const rbac = renderRbac();
+const rbac = renderChartRbac('coffer', chartNamespace, ['leaderElection.enabled=true']);
 const roles = rbac.filter((o): o is Role => o.kind === 'ClusterRole' || o.kind === 'Role');
 const account = rbac.find((o) => o.kind === 'ServiceAccount')?.metadata?.name ?? '';
 const cases = roles.flatMap((role) =>

@@ -225,9 +225,13 @@ export class KubeCluster {
 
   /**
    * A KubeConfig authenticating as the service account `namespace/name` (created when missing)
-   * with a one-hour token from the TokenRequest API.
+   * with a token from the TokenRequest API valid `expirationSeconds` (default one hour).
    */
-  async clientForServiceAccount(namespace: string, name: string): Promise<KubeConfig> {
+  async clientForServiceAccount(
+    namespace: string,
+    name: string,
+    expirationSeconds = 3_600,
+  ): Promise<KubeConfig> {
     const core = this.kubeConfig().makeApiClient(CoreV1Api);
     try {
       await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
@@ -238,7 +242,7 @@ export class KubeCluster {
     const request = await core.createNamespacedServiceAccountToken({
       name,
       namespace,
-      body: { spec: { audiences: [], expirationSeconds: 3600 } },
+      body: { spec: { audiences: [], expirationSeconds } },
     });
     const token = request.status?.token;
     if (!token)
