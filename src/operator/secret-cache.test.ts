@@ -3,7 +3,15 @@ import type { KubeObject } from '../runtime/informer.ts';
 import { ANNOTATION_DATA_HASH, LABEL_MANAGED_BY } from '../runtime/object-meta.ts';
 import { dataHash, type SecretWriter } from '../runtime/secret-writer.ts';
 import { cachedSecretWriter } from './cached-secret-writer.ts';
-import { payloadChanged, slimConfigMap, slimSecret, type PayloadMeta } from './secret-cache.ts';
+import {
+  apiConfigMapSource,
+  apiSecretSource,
+  payloadChanged,
+  slimConfigMap,
+  slimSecret,
+  type ObjectGet,
+  type PayloadMeta,
+} from './secret-cache.ts';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
@@ -110,5 +118,44 @@ describe('cachedSecretWriter', () => {
     const { calls, writer } = writerWith(cached);
     expect(await writer.write(owner, { name: 'out', data })).toBe('updated');
     expect(calls).toEqual(['out']);
+  });
+});
+
+describe('apiSecretSource / apiConfigMapSource', () => {
+  const calls: [string, string | undefined][] = [];
+  const objects = new Map<string, Record<string, unknown>>([
+    ['/api/v1/namespaces/ns/secrets/creds', { data: { user: b64('alice'), pass: b64('pässwörd') } }],
+    ['/api/v1/namespaces/ns/configmaps/ca', { data: { 'ca.crt': 'PEM' }, binaryData: { raw: b64('bytes') } }],
+  ]);
+  const get: ObjectGet = (path, resourceVersion) => {
+    calls.push([path, resourceVersion]);
+    return Promise.resolve(objects.get(path));
+  };
+  const versions = new Map([['ns/creds', '42']]);
+  const cached = (ns: string, name: string) => versions.get(`${ns}/${name}`);
+
+  it('reads a Secret not older than the cached version and decodes its values', async () => {
+    calls.length = 0;
+    expect(await apiSecretSource(get, cached).read('ns', 'creds')).toEqual({
+      user: 'alice',
+      pass: 'pässwörd',
+    });
+    expect(calls).toEqual([['/api/v1/namespaces/ns/secrets/creds', '42']]);
+  });
+
+  it('reads without a version (a quorum read) when the cache does not hold the object', async () => {
+    calls.length = 0;
+    expect(await apiSecretSource(get, cached).read('ns', 'other')).toBeUndefined();
+    expect(calls).toEqual([['/api/v1/namespaces/ns/secrets/other', undefined]]);
+  });
+
+  it('escapes names in the path', async () => {
+    calls.length = 0;
+    await apiSecretSource(get, cached).read('ns', 'a/b');
+    expect(calls[0]?.[0]).toBe('/api/v1/namespaces/ns/secrets/a%2Fb');
+  });
+
+  it('merges ConfigMap data and decoded binaryData', async () => {
+    expect(await apiConfigMapSource(get, cached).read('ns', 'ca')).toEqual({ 'ca.crt': 'PEM', raw: 'bytes' });
   });
 });

@@ -8,11 +8,12 @@
  * the decoded data (`dataHash`, the same function the SecretWriter stamps into
  * `coffer.dev/data-hash`); values are read with a GET when a reconcile needs them.
  */
-import type { CoreV1Api } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { ConfigMapSource, SecretSource } from '../controllers/kind-controller.ts';
 import { kubernetesStatus } from '../runtime/errors.ts';
 import type { UpdatePredicate } from '../runtime/event-sources.ts';
 import type { KubeObject } from '../runtime/informer.ts';
+import { kubeGet } from '../runtime/kube-request.ts';
 import type { ObjectMeta } from '../runtime/object-meta.ts';
 import { dataHash } from '../runtime/secret-writer.ts';
 
@@ -113,33 +114,63 @@ export const payloadChanged: UpdatePredicate<KubeObject> = (obj, old) => {
   );
 };
 
-/** The subset of `CoreV1Api` the sources use. */
-export type ReadApi = Pick<CoreV1Api, 'readNamespacedSecret' | 'readNamespacedConfigMap'>;
+/**
+ * GETs one object as plain JSON; undefined when it does not exist. `resourceVersion`, when given,
+ * asks for a state not older than it (see `versionedGet`).
+ */
+export type ObjectGet = (
+  path: string,
+  resourceVersion: string | undefined,
+) => Promise<Record<string, unknown> | undefined>;
 
-async function orUndefined<T>(read: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await read();
-  } catch (error) {
-    if (kubernetesStatus(error) === 404) return undefined;
-    throw error;
-  }
+/** The resourceVersion the operator's cache last saw of an object, if it holds it. */
+export type CachedVersion = (namespace: string, name: string) => string | undefined;
+
+const readTimeoutMs = 30_000;
+
+/**
+ * An `ObjectGet` over the kubeconfig's cluster. A GET naming a resourceVersion is answered from
+ * kube-apiserver's watch cache (semantics "not older than"): no quorum read from etcd, and never a
+ * state older than the one that triggered the reconcile. Without one it is a quorum read.
+ */
+export function versionedGet(kubeConfig: KubeConfig): ObjectGet {
+  return async (path, resourceVersion) => {
+    try {
+      const response = await kubeGet(
+        kubeConfig,
+        path,
+        { resourceVersion },
+        AbortSignal.timeout(readTimeoutMs),
+      );
+      return (await response.json()) as Record<string, unknown>;
+    } catch (error) {
+      if (kubernetesStatus(error) === 404) return undefined;
+      throw error;
+    }
+  };
 }
 
-/** Secret values by GET (never from the cache, which holds none). */
-export function apiSecretSource(api: ReadApi): SecretSource {
+const path = (namespace: string, plural: string, name: string) =>
+  `/api/v1/namespaces/${encodeURIComponent(namespace)}/${plural}/${encodeURIComponent(name)}`;
+
+/**
+ * Secret values by GET (never from the cache, which holds none), not older than the cached
+ * version when the cache holds the Secret.
+ */
+export function apiSecretSource(get: ObjectGet, cachedVersion: CachedVersion): SecretSource {
   return {
     async read(namespace, name) {
-      const secret = await orUndefined(() => api.readNamespacedSecret({ namespace, name }));
+      const secret = await get(path(namespace, 'secrets', name), cachedVersion(namespace, name));
       return secret ? decodeBase64(secret.data) : undefined;
     },
   };
 }
 
-/** ConfigMap values by GET; binaryData keys are decoded to UTF-8 as well. */
-export function apiConfigMapSource(api: ReadApi): ConfigMapSource {
+/** ConfigMap values by GET as for Secrets; binaryData keys are decoded to UTF-8 as well. */
+export function apiConfigMapSource(get: ObjectGet, cachedVersion: CachedVersion): ConfigMapSource {
   return {
     async read(namespace, name) {
-      const map = await orUndefined(() => api.readNamespacedConfigMap({ namespace, name }));
+      const map = await get(path(namespace, 'configmaps', name), cachedVersion(namespace, name));
       if (!map) return undefined;
       return { ...decodeBase64(map.binaryData), ...plainStrings(map.data) };
     },

@@ -13,7 +13,10 @@ import { cachedSecretWriter } from './cached-secret-writer.ts';
 import { ConnectionResolver, type PayloadVersions } from './connections.ts';
 import type { DirectServices } from './direct-kind.ts';
 import type { OperatorInformers } from './informers.ts';
-import { apiConfigMapSource, apiSecretSource, type ReadApi } from './secret-cache.ts';
+import { apiConfigMapSource, apiSecretSource, versionedGet } from './secret-cache.ts';
+
+/** The reads of `CoreV1Api` that `payloadVersions` makes. */
+type ReadApi = Pick<CoreV1Api, 'readNamespacedSecret' | 'readNamespacedConfigMap'>;
 
 export interface ServicesOptions {
   readonly kubeConfig: KubeConfig;
@@ -69,9 +72,16 @@ function payloadVersions(options: ServicesOptions, api: ReadApi): PayloadVersion
 /** Builds the services shared by every kind. */
 export function createServices(options: ServicesOptions): DirectServices {
   const core = options.kubeConfig.makeApiClient(CoreV1Api);
-  const secrets = apiSecretSource(core);
-  const configMaps = apiConfigMapSource(core);
   const { informers } = options;
+  const get = versionedGet(options.kubeConfig);
+  const secrets = apiSecretSource(
+    get,
+    (ns, name) => informers.secrets.get(ns, name)?.metadata?.resourceVersion,
+  );
+  const configMaps = apiConfigMapSource(
+    get,
+    (ns, name) => informers.configMaps.get(ns, name)?.metadata?.resourceVersion,
+  );
   const kindReader = (kind: string): ObjectReader<KubeObject> => {
     const informer = informers.kinds.get(kind);
     if (!informer) throw new Error(`cannot read ${kind}: no such kind`);
