@@ -1,10 +1,11 @@
 /**
- * Reading and writing one custom resource kind through `CustomObjectsApi`. The reconciler only
+ * Reading and writing one custom resource kind over plain JSON requests. The reconciler only
  * sees the `ObjectReader` and `ObjectPatcher` interfaces, so production can read from an informer
  * cache while tests read with plain GETs or from memory.
  */
-import { PatchStrategy, setHeaderOptions, type CustomObjectsApi } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { kubernetesStatus } from '../runtime/errors.ts';
+import { collectionPath, kubeRequest } from '../runtime/kube-request.ts';
 import type { JsonPatchOperation, KubeObject, ObjectPatcher, ObjectRef } from '../runtime/object-meta.ts';
 import type { Request } from '../runtime/reconcile.ts';
 
@@ -24,34 +25,25 @@ export interface ObjectReader<T> {
   get(request: Request): Promise<T | undefined>;
 }
 
-type Coordinates = { group: string; version: string; plural: string; name: string; namespace?: string };
-
-function coordinates(resource: ResourceKind, ref: ObjectRef): Coordinates {
-  const base = { group: resource.group, version: resource.version, plural: resource.plural, name: ref.name };
-  if (!resource.namespaced) return base;
-  if (!ref.namespace)
+/** The path of one object of `resource`, e.g. `/apis/coffer.dev/v1alpha1/namespaces/ns/projects/p`. */
+export function objectPath(resource: ResourceKind, ref: ObjectRef): string {
+  if (resource.namespaced && !ref.namespace)
     throw new Error(
       `cannot address ${resource.kind} ${ref.name}: it is namespaced but no namespace was given`,
     );
-  return { ...base, namespace: ref.namespace };
+  const collection = collectionPath(resource, resource.namespaced ? ref.namespace : undefined);
+  return `${collection}/${encodeURIComponent(ref.name)}`;
 }
-
-const mergePatchOptions = () => setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-const jsonPatchOptions = () => setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
 
 /** An ObjectReader that GETs from the API server (tests; the informer cache replaces it in production). */
 export function customObjectReader<T extends KubeObject>(
-  api: CustomObjectsApi,
+  kubeConfig: KubeConfig,
   resource: ResourceKind,
 ): ObjectReader<T> {
   return {
     async get(request) {
-      const at = coordinates(resource, request);
       try {
-        const obj: unknown = at.namespace
-          ? await api.getNamespacedCustomObject({ ...at, namespace: at.namespace })
-          : await api.getClusterCustomObject(at);
-        return obj as T;
+        return (await kubeRequest(kubeConfig, { method: 'GET', path: objectPath(resource, request) })) as T;
       } catch (error) {
         if (kubernetesStatus(error) === 404) return undefined;
         throw error;
@@ -60,37 +52,22 @@ export function customObjectReader<T extends KubeObject>(
   };
 }
 
-/** An ObjectPatcher for one custom resource kind (main resource and status subresource). */
+/**
+ * An ObjectPatcher for one custom resource kind (main resource and status subresource): plain
+ * JSON requests (`kubeRequest`), the operator's most frequent Kubernetes writes.
+ */
 export function customObjectPatcher<T extends KubeObject>(
-  api: CustomObjectsApi,
+  kubeConfig: KubeConfig,
   resource: ResourceKind,
 ): ObjectPatcher<T> {
-  async function patch(
-    ref: ObjectRef,
-    body: unknown,
-    status: boolean,
-    options: ReturnType<typeof mergePatchOptions>,
-  ): Promise<T> {
-    const at = coordinates(resource, ref);
-    let result: unknown;
-    if (at.namespace) {
-      const params = { ...at, namespace: at.namespace, body };
-      result = status
-        ? await api.patchNamespacedCustomObjectStatus(params, options)
-        : await api.patchNamespacedCustomObject(params, options);
-    } else {
-      const params = { ...at, body };
-      result = status
-        ? await api.patchClusterCustomObjectStatus(params, options)
-        : await api.patchClusterCustomObject(params, options);
-    }
-    return result as T;
-  }
+  const patch = async (path: string, body: unknown, contentType: string): Promise<T> =>
+    (await kubeRequest(kubeConfig, { method: 'PATCH', path, body, contentType })) as T;
   return {
     jsonPatch: (ref, operations: readonly JsonPatchOperation[]) =>
-      patch(ref, operations, false, jsonPatchOptions()),
-    mergePatch: (ref, body) => patch(ref, body, false, mergePatchOptions()),
-    mergePatchStatus: (ref, body) => patch(ref, body, true, mergePatchOptions()),
+      patch(objectPath(resource, ref), operations, 'application/json-patch+json'),
+    mergePatch: (ref, body) => patch(objectPath(resource, ref), body, 'application/merge-patch+json'),
+    mergePatchStatus: (ref, body) =>
+      patch(`${objectPath(resource, ref)}/status`, body, 'application/merge-patch+json'),
   };
 }
 

@@ -4,7 +4,6 @@
  * reconciler, Connection/ClusterConnection/Bootstrap on the direct reconciler); the watches that
  * feed them (`watches.ts`); and the services every adapter uses (`services.ts`).
  */
-import { CoreV1Api } from '@kubernetes/client-node';
 import type { z } from 'zod';
 import type { KindController } from '../controllers/kind-controller.ts';
 import type { ManagedSpecFields } from '../managed/external-client.ts';
@@ -13,7 +12,7 @@ import { createManagedReconciler } from '../managed/reconciler.ts';
 import type { Controller } from '../runtime/controller.ts';
 import { ignoreStatusOnlyUpdates } from '../runtime/event-sources.ts';
 import { queueEvents } from '../runtime/event-queue.ts';
-import { createEventRecorder, type EventRecorder } from '../runtime/events.ts';
+import { createEventRecorder, kubeEventsApi, type EventRecorder } from '../runtime/events.ts';
 import type { Manager } from '../runtime/manager.ts';
 import type { Reconciler } from '../runtime/reconcile.ts';
 import type { DirectKindController, DirectServices } from './direct-kind.ts';
@@ -78,12 +77,11 @@ function addManagedKind(wiring: Wiring, kind: KindController): WatchedKind {
   const { definition } = kind;
   const { options, services } = wiring;
   const informer = informerFor(wiring, definition.kind);
-  const custom = services.customObjects;
   const reconciler = createManagedReconciler({
     schema: definition.spec as z.ZodType<ManagedSpecFields>,
     adapter: kind.createAdapter(services),
     reader: cacheReader(informer),
-    patcher: customObjectPatcher(custom, resourceOf(definition)),
+    patcher: customObjectPatcher(options.manager.kubeConfig, resourceOf(definition)),
     events: wiring.events,
     secrets: services.secretWriter,
     defaultDeletionPolicy: definition.defaultDeletionPolicy ?? 'Orphan',
@@ -110,7 +108,7 @@ function addDirectKind(wiring: Wiring, kind: DirectKindController): WatchedKind 
     schema: definition.spec,
     sync: kind.createSync(wiring.services),
     reader: cacheReader(informer),
-    patcher: customObjectPatcher(wiring.services.customObjects, resourceOf(definition)),
+    patcher: customObjectPatcher(wiring.options.manager.kubeConfig, resourceOf(definition)),
     events: wiring.events,
     pollIntervalMs: wiring.options.defaultPollIntervalMs,
     now: wiring.options.now,
@@ -150,7 +148,7 @@ export function assembleOperator(options: AssembleOptions): AssembledOperator {
   // Reconciles do not wait for their events to be stored (see event-queue.ts).
   const events = queueEvents(
     createEventRecorder({
-      api: manager.kubeConfig.makeApiClient(CoreV1Api),
+      api: kubeEventsApi(manager.kubeConfig),
       component: options.eventComponent ?? 'coffer',
       log: manager.log,
     }),

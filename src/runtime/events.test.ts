@@ -79,7 +79,7 @@ describe('EventRecorder', () => {
 
   it('never throws when the API server refuses the event', async () => {
     const api = new FakeEvents();
-    api.createNamespacedEvent = () => Promise.reject(new Error('forbidden'));
+    api.create = () => Promise.reject(new Error('forbidden'));
     const recorder = createEventRecorder({ api, component: 'coffer' });
     await expect(
       recorder.record(obj, { type: 'Normal', reason: 'A', message: 'm' }),

@@ -8,8 +8,9 @@
  * are best effort). Messages must never contain secret values: callers build them from names,
  * ids and service error messages only; the recorder caps their length.
  */
-import { PatchStrategy, setHeaderOptions, type CoreV1Event, type CoreV1Api } from '@kubernetes/client-node';
+import type { CoreV1Event, KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { kubeRequest } from './kube-request.ts';
 import type { KubeObject } from './object-meta.ts';
 
 export type EventType = 'Normal' | 'Warning';
@@ -27,8 +28,32 @@ export interface EventRecorder {
   record(obj: KubeObject, event: EventInput): Promise<void>;
 }
 
-/** The subset of `CoreV1Api` the recorder uses (a fake in unit tests). */
-export type EventsApi = Pick<CoreV1Api, 'createNamespacedEvent' | 'patchNamespacedEvent'>;
+/** Where the recorder writes core/v1 Events: `kubeEventsApi` in production, a fake in unit tests. */
+export interface EventsApi {
+  /** Creates `event` in `namespace`. */
+  create(namespace: string, event: CoreV1Event): Promise<void>;
+  /** Applies a JSON merge patch to the Event `namespace/name`; rejects when it is gone. */
+  mergePatch(namespace: string, name: string, patch: object): Promise<void>;
+}
+
+/** An `EventsApi` over plain JSON requests to the kubeconfig's cluster (`kubeRequest`). */
+export function kubeEventsApi(kubeConfig: KubeConfig): EventsApi {
+  const events = (namespace: string) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`;
+  return {
+    async create(namespace, event) {
+      await kubeRequest(kubeConfig, { method: 'POST', path: events(namespace), body: event });
+    },
+    async mergePatch(namespace, name, patch) {
+      const path = `${events(namespace)}/${encodeURIComponent(name)}`;
+      await kubeRequest(kubeConfig, {
+        method: 'PATCH',
+        path,
+        body: patch,
+        contentType: 'application/merge-patch+json',
+      });
+    },
+  };
+}
 
 export interface EventRecorderOptions {
   readonly api: EventsApi;
@@ -111,10 +136,7 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
   async function increment(entry: Seen, time: Date): Promise<boolean> {
     try {
       const body = { count: entry.count + 1, lastTimestamp: time.toISOString() };
-      await options.api.patchNamespacedEvent(
-        { name: entry.name, namespace: entry.namespace, body },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      );
+      await options.api.mergePatch(entry.namespace, entry.name, body);
       entry.count += 1;
       entry.lastSeen = time.getTime();
       return true;
@@ -127,10 +149,10 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
   async function create(obj: KubeObject, event: EventInput, time: Date): Promise<Seen> {
     const namespace = obj.metadata?.namespace ?? 'default';
     const name = `${obj.metadata?.name ?? 'unknown'}.${(BigInt(time.getTime()) * 1_000_000n + BigInt(sequence++ % 1_000_000)).toString(16)}`;
-    await options.api.createNamespacedEvent({
+    await options.api.create(
       namespace,
-      body: eventBody(obj, event, { name, namespace, time, component, instance }),
-    });
+      eventBody(obj, event, { name, namespace, time, component, instance }),
+    );
     return { namespace, name, count: 1, lastSeen: time.getTime() };
   }
 

@@ -2,7 +2,7 @@
 // Coffer-managed Secrets) feeding a Controller, against the real API server. Shows that the
 // pieces converge on their own: create, repair of a deleted output Secret, a dependency becoming
 // Ready, a forced reconcile, and deletion.
-import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagedObject } from '../../src/managed/external-client.ts';
 import { cacheReader, customObjectPatcher } from '../../src/managed/kube-objects.ts';
@@ -13,7 +13,7 @@ import {
   requestsForOwner,
   requestsFromIndex,
 } from '../../src/runtime/event-sources.ts';
-import { createEventRecorder } from '../../src/runtime/events.ts';
+import { createEventRecorder, kubeEventsApi } from '../../src/runtime/events.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { Manager } from '../../src/runtime/manager.ts';
 import { ANNOTATION_RECONCILE_REQUESTED_AT, LABEL_MANAGED_BY } from '../../src/runtime/object-meta.ts';
@@ -62,8 +62,8 @@ function startManager(): void {
     schema: widgetSpecSchema,
     adapter: widgetAdapter(service, reader),
     reader,
-    patcher: customObjectPatcher<Widget>(kc.makeApiClient(CustomObjectsApi), widgetResource),
-    events: createEventRecorder({ api: core, component: 'coffer-test' }),
+    patcher: customObjectPatcher<Widget>(kc, widgetResource),
+    events: createEventRecorder({ api: kubeEventsApi(kc), component: 'coffer-test' }),
     secrets: createSecretWriter({ api: core }),
     defaultDeletionPolicy: 'Delete',
     waitRequeueMs: 500,

@@ -288,18 +288,17 @@ export class FakeSecrets implements SecretsApi {
 export class FakeEvents implements EventsApi {
   readonly events = new Map<string, CoreV1Event>();
 
-  createNamespacedEvent(param: { namespace: string; body: CoreV1Event }): Promise<CoreV1Event> {
-    this.events.set(`${param.namespace}/${param.body.metadata.name ?? ''}`, structuredClone(param.body));
-    return Promise.resolve(param.body);
+  create(namespace: string, event: CoreV1Event): Promise<void> {
+    this.events.set(`${namespace}/${event.metadata.name ?? ''}`, structuredClone(event));
+    return Promise.resolve();
   }
 
-  patchNamespacedEvent(param: { namespace: string; name: string; body: unknown }): Promise<CoreV1Event> {
-    const key = `${param.namespace}/${param.name}`;
+  mergePatch(namespace: string, name: string, patch: object): Promise<void> {
+    const key = `${namespace}/${name}`;
     const current = this.events.get(key);
     if (!current) return Promise.reject(kubeError(404, 'not found'));
-    const next = applyMergePatch(current, param.body) as CoreV1Event;
-    this.events.set(key, next);
-    return Promise.resolve(next);
+    this.events.set(key, applyMergePatch(current, patch) as CoreV1Event);
+    return Promise.resolve();
   }
 
   /** `reason: message (count)` of every event, in creation order. */

@@ -19,7 +19,7 @@ import {
 import { createManagedReconciler } from '../../src/managed/reconciler.ts';
 import { getCondition, type Condition } from '../../src/runtime/conditions.ts';
 import { ReconcileError } from '../../src/runtime/errors.ts';
-import { createEventRecorder } from '../../src/runtime/events.ts';
+import { createEventRecorder, kubeEventsApi } from '../../src/runtime/events.ts';
 import type { Reconciler, Result } from '../../src/runtime/reconcile.ts';
 import { createSecretWriter } from '../../src/runtime/secret-writer.ts';
 import { FakeWidgetService, widget, widgetAdapter, widgetResource, widgetSpecSchema } from './test-kind.ts';
@@ -40,6 +40,8 @@ export class KubeWidgets {
   readonly reader: ObjectReader<Widget>;
   readonly reconciler: Reconciler;
   readonly namespace: string;
+  /** Reads straight from the API server (never stale). */
+  private readonly direct: ObjectReader<Widget>;
   /** When set, the next read returns this object instead of asking the API server (a stale cache). */
   staleRead: Widget | undefined;
   private readonly context = { signal: new AbortController().signal, log: pino({ level: 'silent' }) };
@@ -48,7 +50,8 @@ export class KubeWidgets {
     this.namespace = namespace;
     this.custom = kc.makeApiClient(CustomObjectsApi);
     this.core = kc.makeApiClient(CoreV1Api);
-    const direct = customObjectReader<Widget>(this.custom, widgetResource);
+    const direct = customObjectReader<Widget>(kc, widgetResource);
+    this.direct = direct;
     this.reader = {
       get: (request) => {
         const stale = this.staleRead;
@@ -60,8 +63,8 @@ export class KubeWidgets {
       schema: widgetSpecSchema,
       adapter: widgetAdapter(this.service, direct),
       reader: this.reader,
-      patcher: customObjectPatcher<Widget>(this.custom, widgetResource),
-      events: createEventRecorder({ api: this.core, component: 'coffer-test' }),
+      patcher: customObjectPatcher<Widget>(kc, widgetResource),
+      events: createEventRecorder({ api: kubeEventsApi(kc), component: 'coffer-test' }),
       secrets: createSecretWriter({ api: this.core }),
       defaultDeletionPolicy: 'Delete',
       waitRequeueMs: 1_000,
@@ -91,7 +94,7 @@ export class KubeWidgets {
   }
 
   async get(name: string): Promise<Widget | undefined> {
-    return customObjectReader<Widget>(this.custom, widgetResource).get({ namespace: this.namespace, name });
+    return this.direct.get({ namespace: this.namespace, name });
   }
 
   async condition(name: string, type: string): Promise<Condition | undefined> {
