@@ -1,6 +1,7 @@
 /**
  * CPU time of the benchmark's processes (Linux `/proc`): which of kube-apiserver, etcd, the
- * devserver, the operator and the benchmark itself used the machine's cores in a phase.
+ * devserver, the operator (or the floor controller) and the benchmark itself used the machine's
+ * cores in a phase.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -14,6 +15,7 @@ const roles: [string, RegExp][] = [
   ['kube-apiserver', /kube-apiserver/],
   ['etcd', /(^|\/)etcd(\s|$)/],
   ['devserver', /\bdevserver\b/],
+  ['floor controller', /floor-controller/],
   ['operator', /\boperator\b/],
 ];
 

@@ -12,7 +12,7 @@
  *                    [--no-events-poll-interval 60s] [--node-options=<options of the operator's node>]
  *                    [--workers 4] [--concurrency 32] [--budget-batches 20] [--budget-rpm 100]
  *                    [--batch-projects 8] [--apiserver-arg=--profiling=true ...] [--converge-only]
- *                    [--operator-after-apply]
+ *                    [--operator-after-apply] [--operator-identity service-account|admin-certificate]
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
