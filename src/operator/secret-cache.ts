@@ -13,7 +13,7 @@ import type { ConfigMapSource, SecretSource } from '../controllers/kind-controll
 import { kubernetesStatus } from '../runtime/errors.ts';
 import type { UpdatePredicate } from '../runtime/event-sources.ts';
 import type { KubeObject } from '../runtime/informer.ts';
-import { kubeGet } from '../runtime/kube-request.ts';
+import { kubeRequest } from '../runtime/kube-request.ts';
 import type { ObjectMeta } from '../runtime/object-meta.ts';
 import { dataHash } from '../runtime/secret-writer.ts';
 
@@ -136,13 +136,14 @@ const readTimeoutMs = 30_000;
 export function versionedGet(kubeConfig: KubeConfig): ObjectGet {
   return async (path, resourceVersion) => {
     try {
-      const response = await kubeGet(
-        kubeConfig,
+      const signal = AbortSignal.timeout(readTimeoutMs);
+      const answer = await kubeRequest(kubeConfig, {
+        method: 'GET',
         path,
-        { resourceVersion },
-        AbortSignal.timeout(readTimeoutMs),
-      );
-      return (await response.json()) as Record<string, unknown>;
+        query: { resourceVersion },
+        signal,
+      });
+      return answer as Record<string, unknown>;
     } catch (error) {
       if (kubernetesStatus(error) === 404) return undefined;
       throw error;
