@@ -131,12 +131,10 @@ describe('CertificateAuthority', () => {
       },
       { timeoutMs: 30_000, intervalMs: 250, message: 'the settings restored by the poll' },
     );
-    const events = await h.events(root);
-    expect(
-      events.some(
-        (e) => e.reason === 'UpdatedExternal' && /requireTemplateForIssuance/.test(e.message ?? ''),
-      ),
-    ).toBe(true);
+    await h.waitForEvent(
+      root,
+      (e) => e.reason === 'UpdatedExternal' && /requireTemplateForIssuance/.test(e.message ?? ''),
+    );
   });
 
   it('refuses a change of an immutable field with a readable message', async () => {

@@ -116,10 +116,10 @@ describe('Identity', () => {
       },
       { timeoutMs: 30_000, intervalMs: 250, message: 'role, metadata and membership restored by the poll' },
     );
-    const events = await h.events('app');
-    expect(
-      events.some((e) => e.reason === 'UpdatedExternal' && /membership shop roles/.test(e.message ?? '')),
-    ).toBe(true);
+    await h.waitForEvent(
+      'app',
+      (e) => e.reason === 'UpdatedExternal' && /membership shop roles/.test(e.message ?? ''),
+    );
   });
 
   it('removes the membership once the project is no longer listed', async () => {

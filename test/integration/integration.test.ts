@@ -176,8 +176,10 @@ describe('Integration', () => {
       intervalMs: 250,
       message: 'isActive restored by the poll',
     });
-    const events = await h.events('adopted');
-    expect(events.some((e) => e.reason === 'UpdatedExternal' && /isActive/.test(e.message ?? ''))).toBe(true);
+    await h.waitForEvent(
+      'adopted',
+      (e) => e.reason === 'UpdatedExternal' && /isActive/.test(e.message ?? ''),
+    );
   });
 
   it('sends rotated credentials again within seconds, never touching the integration’s record', async () => {

@@ -97,9 +97,9 @@ describe('ProjectRole', () => {
       { timeoutMs: 15_000, message: 'the role permissions restored' },
     );
     expect(restored.permissions?.[0]?.action).toEqual(['read']);
-    const events = await h.events('reader');
-    expect(events.some((e) => e.reason === 'UpdatedExternal' && /permissions/.test(e.message ?? ''))).toBe(
-      true,
+    await h.waitForEvent(
+      'reader',
+      (e) => e.reason === 'UpdatedExternal' && /permissions/.test(e.message ?? ''),
     );
   });
 

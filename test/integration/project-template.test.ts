@@ -116,10 +116,11 @@ describe('ProjectTemplate', () => {
       { timeoutMs: 30_000, intervalMs: 250, message: 'the roles and environments restored by the poll' },
     );
     expect(restored.roles[0]?.slug).toBe('readers');
-    const events = await h.events(web, { namespace: 'default' });
-    expect(
-      events.some((e) => e.reason === 'UpdatedExternal' && /roles, environments/.test(e.message ?? '')),
-    ).toBe(true);
+    await h.waitForEvent(
+      web,
+      (e) => e.reason === 'UpdatedExternal' && /roles, environments/.test(e.message ?? ''),
+      { namespace: 'default' },
+    );
   });
 
   it('deletes the service template with deletionPolicy Delete (the default)', async () => {

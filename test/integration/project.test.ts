@@ -113,9 +113,11 @@ describe('Project', () => {
       },
     );
     expect(restored.slug).toBe(slug('shop'));
-    const events = await h.events('shop');
-    const updated = events.find((e) => e.reason === 'UpdatedExternal' && /name/.test(e.message ?? ''));
-    expect(updated?.message).toContain('environment dev name');
+    const updated = await h.waitForEvent(
+      'shop',
+      (e) => e.reason === 'UpdatedExternal' && /name/.test(e.message ?? ''),
+    );
+    expect(updated.message).toContain('environment dev name');
   });
 
   it('leaves the project in place when deleted with the default policy (Orphan)', async () => {

@@ -227,8 +227,7 @@ describe('SecretBatch', () => {
     const ready = await h.waitForReady('SecretBatch', 'adopter');
     expect(ownedKeys(ready)).toEqual(['ADOPTED']);
     expect(secretWrites()).toBe(before);
-    const events = await h.events('adopter');
-    expect(events.some((e) => e.reason === 'AdoptedExternal')).toBe(true);
+    await h.waitForEvent('adopter', (e) => e.reason === 'AdoptedExternal');
   });
 
   it('deletes only its owned keys with deletionPolicy Delete', async () => {

@@ -318,6 +318,23 @@ export class OperatorHarness {
     return list.items;
   }
 
+  /**
+   * Waits until an event about `name` matches `predicate` and returns it. A reconcile records its
+   * events after its status write and the service call before it, in the background: a test that
+   * saw the service or the status change must wait for the event, not list the events once.
+   */
+  async waitForEvent(
+    name: string,
+    predicate: (event: CoreV1Event) => boolean,
+    options: At & { readonly timeoutMs?: number } = {},
+  ): Promise<CoreV1Event> {
+    return waitFor(async () => (await this.events(name, options)).find(predicate), {
+      timeoutMs: options.timeoutMs ?? 15_000,
+      intervalMs: 100,
+      message: `an event about ${name} matching ${predicate.toString()}`,
+    });
+  }
+
   /** Deletes cluster-scoped objects created through `create`, then stops everything. */
   async stop(): Promise<void> {
     for (const { kind, name } of this.clusterScoped) await this.delete(kind, name);
