@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { errorFromResponse, retryAfterMs } from './classify.ts';
 import {
+  AlreadyExistsError,
   ForbiddenError,
   InvalidError,
   NotFoundError,
+  PayloadTooLargeError,
   RateLimitedError,
   ServerError,
   ServiceError,
@@ -32,6 +34,8 @@ describe('errorFromResponse', () => {
     { status: 401, type: UnauthorizedError, error: 'UnauthorizedError' },
     { status: 403, type: ForbiddenError, error: 'PermissionDenied' },
     { status: 404, type: NotFoundError, error: 'NotFound' },
+    { status: 409, type: AlreadyExistsError, error: 'Conflict' },
+    { status: 413, type: PayloadTooLargeError, error: 'Payload Too Large' },
     { status: 429, type: RateLimitedError, error: 'RateLimitExceeded' },
     { status: 500, type: ServerError, error: 'InternalServerError' },
     { status: 503, type: ServerError, error: 'ServiceUnavailable' },

@@ -1,9 +1,11 @@
 // Turns a non-2xx HTTP answer into the matching typed error. The service's error body is
 // `{reqId, statusCode, message, error, details?}`; `message` is an array of zod issues for 422.
 import {
+  AlreadyExistsError,
   ForbiddenError,
   InvalidError,
   NotFoundError,
+  PayloadTooLargeError,
   RateLimitedError,
   ServerError,
   ServiceError,
@@ -52,6 +54,10 @@ export function errorFromResponse(res: ErrorResponse): ServiceError {
       return new ForbiddenError(init);
     case 404:
       return new NotFoundError(init);
+    case 409:
+      return new AlreadyExistsError(init);
+    case 413:
+      return new PayloadTooLargeError(init);
     case 429:
       return new RateLimitedError({ ...init, retryAfterMs: retryAfterMs(res, init.message) });
     default:

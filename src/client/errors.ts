@@ -2,19 +2,21 @@
  * Typed errors of the service client. Every failure of a client call is a `ServiceError`
  * (or the caller's own abort reason), so callers can classify without parsing messages:
  *
- * | class               | when                                                        |
- * |---------------------|-------------------------------------------------------------|
- * | `InvalidError`      | 400, 422 (zod issues in `issues`), or a request body that   |
- * |                     | failed local validation (`RequestValidationError`)          |
- * | `UnauthorizedError` | 401 (token missing, revoked, or expired identity token)     |
- * | `ForbiddenError`    | 403; `isTokenError` when the service said `TokenError`      |
- * | `NotFoundError`     | 404                                                         |
- * | `RateLimitedError`  | 429, with `retryAfterMs`                                    |
- * | `ServerError`       | 5xx                                                         |
- * | `NetworkError`      | no HTTP answer (refused, reset, DNS)                        |
- * | `TimeoutError`      | the per-request timeout elapsed                             |
- * | `ResponseValidationError` | a 2xx answer whose body does not match the schema     |
- * | `ApprovalRequiredError` | a secret write became a change request awaiting approval |
+ * | class                     | when |
+ * |---------------------------|------|
+ * | `InvalidError`            | 400, 422 (zod issues in `issues`), or a body refused locally (`RequestValidationError`) |
+ * | `UnauthorizedError`       | 401 (token missing, revoked, or expired identity token) |
+ * | `ForbiddenError`          | 403; `isTokenError` when the service said `TokenError` |
+ * | `NotFoundError`           | 404 |
+ * | `AlreadyExistsError`      | 409 (the real service has none; a proxy or another API version may) |
+ * | `PayloadTooLargeError`    | 413: the request body exceeds the service's body limit |
+ * | `RateLimitedError`        | 429, with `retryAfterMs` |
+ * | `ServerError`             | 5xx |
+ * | `ServiceError`            | any other status (e.g. 405, 408, 410, 415): the base class itself |
+ * | `NetworkError`            | no HTTP answer (refused, reset, DNS) |
+ * | `TimeoutError`            | the per-request timeout elapsed |
+ * | `ResponseValidationError` | a 2xx answer whose body does not match the schema |
+ * | `ApprovalRequiredError`   | a secret write became a change request awaiting approval |
  *
  * Messages carry the operation name, the status and the service's own message; never a
  * token, a client secret, a secret value or a request body.
@@ -72,6 +74,15 @@ function describeStatus(status: number): string {
 
 /** 404: the addressed object does not exist (or is not visible to the caller). */
 export class NotFoundError extends ServiceError {}
+
+/** 409: the object (or its natural key) already exists. */
+export class AlreadyExistsError extends ServiceError {}
+
+/**
+ * 413: the request body is larger than the service accepts (its HTTP framework's body limit,
+ * 1 MiB by default). Sending the same request again cannot succeed.
+ */
+export class PayloadTooLargeError extends ServiceError {}
 
 /** 400 or 422: the service rejected the request; `issues` lists zod issues for 422. */
 export class InvalidError extends ServiceError {

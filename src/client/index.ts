@@ -10,11 +10,13 @@ export {
 } from './auth.ts';
 export {
   ApprovalRequiredError,
+  AlreadyExistsError,
   ForbiddenError,
   InvalidError,
   isTransientServiceError,
   NetworkError,
   NotFoundError,
+  PayloadTooLargeError,
   RateLimitedError,
   RequestValidationError,
   ResponseValidationError,

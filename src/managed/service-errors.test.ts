@@ -17,6 +17,20 @@ describe('classifyServiceError', () => {
     { reason: 'missing permission', status: 403, errorClass: 'waiting', conditionReason: 'Forbidden' },
     { reason: 'missing object on write', status: 404, errorClass: 'terminal', conditionReason: 'NotFound' },
     { reason: 'duplicate', status: 409, errorClass: 'terminal', conditionReason: 'AlreadyExists' },
+    { reason: 'body over the limit', status: 413, errorClass: 'terminal', conditionReason: 'TooLarge' },
+    {
+      reason: 'request timeout',
+      status: 408,
+      errorClass: 'transient',
+      conditionReason: 'ServiceUnavailable',
+    },
+    { reason: 'method not allowed', status: 405, errorClass: 'terminal', conditionReason: 'Rejected' },
+    { reason: 'gone', status: 410, errorClass: 'terminal', conditionReason: 'Rejected' },
+    { reason: 'length required', status: 411, errorClass: 'terminal', conditionReason: 'Rejected' },
+    { reason: 'precondition failed', status: 412, errorClass: 'terminal', conditionReason: 'Rejected' },
+    { reason: 'URI too long', status: 414, errorClass: 'terminal', conditionReason: 'Rejected' },
+    { reason: 'media type', status: 415, errorClass: 'terminal', conditionReason: 'Rejected' },
+    { reason: 'headers too large', status: 431, errorClass: 'terminal', conditionReason: 'Rejected' },
     { reason: 'rate limit', status: 429, errorClass: 'rateLimited', conditionReason: 'RateLimited' },
     { reason: 'server error', status: 500, errorClass: 'transient', conditionReason: 'ServiceUnavailable' },
     {
@@ -35,6 +49,22 @@ describe('classifyServiceError', () => {
     expect(classified.errorClass).toBe(errorClass);
     expect(classified.reason).toBe(conditionReason);
     expect(classified.message.startsWith('cannot update external object: ')).toBe(true);
+  });
+
+  it('names the status of an unlisted 4xx in the message', () => {
+    const classified = classifyServiceError(new FakeServiceError(415, 'Unsupported Media Type'), 'x', 1);
+    expect(classified.message).toBe('cannot x: service answered 415: Unsupported Media Type');
+  });
+
+  it('tells the user what to do about a 413', () => {
+    const classified = classifyServiceError(
+      new FakeServiceError(413, 'Request body is too large'),
+      'update external object',
+      1,
+    );
+    expect(classified.message).toMatch(
+      /^cannot update external object: service answered 413: Request body is too large \(.*body limit.*split/,
+    );
   });
 
   it('uses Retry-After, or a default', () => {

@@ -3,17 +3,24 @@
  * errors are recognised by duck-typing (a numeric HTTP `status`, 0 when no response arrived, and
  * `retryAfterMs` on 429), so this module does not depend on `src/client`.
  *
- * | service answer            | class        | condition reason                  |
- * |---------------------------|--------------|-----------------------------------|
- * | 400, 422                  | terminal     | `Rejected` (service's message)    |
- * | 401                       | waiting      | `Unauthorized` (retry each poll)  |
- * | 403                       | waiting      | `Forbidden` (retry each poll)     |
- * | 404 (on anything but delete) | terminal  | `NotFound`                        |
- * | 409                       | terminal     | `AlreadyExists`                   |
- * | 429                       | rate-limited | `RateLimited` (Retry-After)       |
- * | 5xx, 408                  | transient    | `ServiceUnavailable`              |
- * | no response (0), timeout  | transient    | `ServiceUnreachable`              |
+ * | service answer                     | class        | condition reason                   |
+ * |------------------------------------|--------------|------------------------------------|
+ * | 400, 422                           | terminal     | `Rejected` (service's message)     |
+ * | 401                                | waiting      | `Unauthorized` (retry each poll)   |
+ * | 403                                | waiting      | `Forbidden` (retry each poll)      |
+ * | 404 (on anything but delete)       | terminal     | `NotFound`                         |
+ * | 408                                | transient    | `ServiceUnavailable`               |
+ * | 409                                | terminal     | `AlreadyExists`                    |
+ * | 413                                | terminal     | `TooLarge` (what to do about it)   |
+ * | 429                                | rate-limited | `RateLimited` (Retry-After)        |
+ * | any other 4xx (405, 410, 415, ...) | terminal     | `Rejected` (the status named)      |
+ * | 5xx                                | transient    | `ServiceUnavailable`               |
+ * | no response (0), timeout           | transient    | `ServiceUnreachable`               |
+ * | anything else (no HTTP status)     | transient    | `ReconcileError`                   |
  *
+ * A 4xx says the request itself is wrong, so sending it again cannot help: only 5xx, 408,
+ * timeouts and connection failures are retried with backoff. Terminal errors wait for the
+ * resource to change (a new generation, or a watched source such as a Secret).
  * 401/403 are "waiting" rather than terminal because they are fixed outside the resource (a
  * rotated credential, a granted permission): retrying once per poll interval notices that
  * without a hot loop. Errors that are already `ReconcileError`s pass through unchanged.
@@ -72,12 +79,30 @@ function kubernetesMessage(error: unknown): string {
   return 'request failed';
 }
 
+/** Condition reason for a request the service refused as too large (413). */
+export const TOO_LARGE = 'TooLarge';
+
+/** Terminal reasons by status; any other 4xx (but 401, 403, 408, 429) is `Rejected`. */
 const terminalReasons: Readonly<Record<number, string>> = {
   400: 'Rejected',
   404: 'NotFound',
   409: 'AlreadyExists',
+  413: TOO_LARGE,
   422: 'Rejected',
 };
+
+/** What the user can do about a 413, appended to its message. */
+const tooLargeHint =
+  "the request is larger than the service's body limit (1 MiB by default); split the data " +
+  'across several resources (e.g. several SecretBatches) or shorten the largest values';
+
+function clientErrorMessage(status: number, message: string): string {
+  return status === 413 ? `${message} (${tooLargeHint})` : message;
+}
+
+function isClientError(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 408;
+}
 
 const waitingReasons: Readonly<Record<number, string>> = { 401: 'Unauthorized', 403: 'Forbidden' };
 
@@ -96,10 +121,12 @@ export function classifyServiceError(error: unknown, action: string, pollInterva
     const retryAfterMs = typeof retry === 'number' && retry >= 0 ? retry : defaultRetryAfterMs;
     return new RateLimitedError('RateLimited', message, retryAfterMs, options);
   }
-  const terminal = terminalReasons[status];
-  if (terminal) return new TerminalError(terminal, message, options);
   const waiting = waitingReasons[status];
   if (waiting) return new WaitingError(waiting, message, pollIntervalMs, options);
+  if (isClientError(status)) {
+    const reason = terminalReasons[status] ?? 'Rejected';
+    return new TerminalError(reason, clientErrorMessage(status, message), options);
+  }
   if (status === 0) return new TransientError('ServiceUnreachable', message, options);
   return new TransientError('ServiceUnavailable', message, options);
 }
