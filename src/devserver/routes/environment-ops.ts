@@ -38,14 +38,22 @@ export function insertEnvironment(
   return env;
 }
 
-/** Moves `env` to `position` (1-based) and renumbers the project's environments 1..n. */
+/**
+ * Moves `env` to `position`, stored as given (project-env-service.ts `updateEnvironment`). Only
+ * when another environment holds that position are those between the old and the new position
+ * shifted by one toward the gap (project-env-dal.ts `updateAllPosition`); nothing is renumbered,
+ * so a position past the end stays past the end.
+ */
 export function moveEnvironment(app: DevApp, env: EnvironmentRecord, position: number): void {
   const others = environmentsOf(app, env.projectId).filter((e) => e.id !== env.id);
-  const index = Math.max(0, Math.min(others.length, position - 1));
-  others.splice(index, 0, env);
-  others.forEach((e, i) => {
-    e.position = i + 1;
-  });
+  const from = env.position;
+  if (others.some((e) => e.position === position)) {
+    for (const e of others) {
+      if (position > from && e.position > from && e.position <= position) e.position--;
+      else if (position < from && e.position >= position && e.position < from) e.position++;
+    }
+  }
+  env.position = position;
 }
 
 /** Renames an environment's slug, carrying its folders and secrets along. */

@@ -44,7 +44,10 @@ const jwtClaimsPartial = {
   accessTokenPeriod: z.int().min(0).optional(),
 };
 
-/** JWT auth: `jwks` or `static` verification keys; key material is never returned. */
+/**
+ * JWT auth: `jwks` or `static` verification keys. Attach, read and update return `publicKeys` and
+ * `jwksCaCert`; only revoke omits them (identity-jwt-auth-router.ts).
+ */
 export const jwtSpec: AuthMethodSpec = {
   method: 'jwt-auth',
   envelope: 'identityJwtAuth',
@@ -61,7 +64,7 @@ export const jwtSpec: AuthMethodSpec = {
       z.object({ ...commonUpdateFields, ...jwtClaimsPartial, ...staticVariant }),
     ])
     .refine(...updateTtlRefine),
-  hidden: ['publicKeys', 'jwksCaCert'],
+  hiddenOnDelete: ['publicKeys', 'jwksCaCert'],
 };
 
 const oidcFields = {

@@ -9,7 +9,6 @@ import { DEFAULT_TRUSTED_IPS, parseTrustedIps, TrustedIpsInputSchema } from '../
 import type { AuthMethodName } from '../../state/types.ts';
 import {
   attachTtlRefine,
-  commaListSchema,
   commonAttachFields,
   commonUpdateFields,
   joinCommaList,
@@ -129,6 +128,21 @@ function isCertificate(pem: string): boolean {
   }
 }
 
+/**
+ * TLS-cert auth's `allowedCommonNames`: at least 1 character, each comma-separated entry trimmed
+ * and re-joined with "," (no space, empty entries kept), as identity-tls-cert-auth-router.ts does.
+ */
+const commonNamesSchema = z
+  .string()
+  .min(1)
+  .trim()
+  .transform((v) =>
+    v
+      .split(',')
+      .map((name) => name.trim())
+      .join(','),
+  );
+
 const caCertificateSchema = z.string().min(1).max(10240).refine(isCertificate, 'Invalid CA Certificate.');
 
 const tlsSpec: AuthMethodSpec = {
@@ -139,14 +153,14 @@ const tlsSpec: AuthMethodSpec = {
     .object({
       ...commonAttachFields(1),
       caCertificate: caCertificateSchema,
-      allowedCommonNames: commaListSchema.nullish(),
+      allowedCommonNames: commonNamesSchema.nullish(),
     })
     .refine(...attachTtlRefine),
   update: z
     .object({
       ...commonUpdateFields,
       caCertificate: caCertificateSchema.optional(),
-      allowedCommonNames: commaListSchema.nullish(),
+      allowedCommonNames: commonNamesSchema.nullish(),
     })
     .refine(...updateTtlRefine),
 };
