@@ -151,7 +151,8 @@ describe('additional privileges', () => {
     };
     const created = await t.call('POST', v2, { body });
     expect(created.status).toBe(200);
-    expect(created.body.privilege).not.toHaveProperty('projectMembershipId');
+    const member = await t.call('GET', membership(who.identityId));
+    expect(created.body.privilege.projectMembershipId).toBe(member.body.identityMembership.id);
     expect((await t.call('POST', v2, { body })).status).toBe(400);
     expect((await t.call('GET', secrets(), { token: who.token })).status).toBe(200);
     const staging = await t.call('GET', `/api/v3/secrets/raw?workspaceId=${projectId}&environment=staging`, {

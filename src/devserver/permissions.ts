@@ -19,11 +19,16 @@
  * - A refusal is 403 `PermissionDenied` "You are not allowed to {action} on {subject}" with the
  *   relevant rules as `details`.
  *
- * Not modelled: privilege boundaries (granting more than one holds), sub-organisations, user
- * accounts, group memberships, approval policies.
+ * - Granting project access to an identity (a membership role other than `no-access`, or an
+ *   additional privilege) also needs `grant-privileges` on `identity`, else 403
+ *   `PermissionBoundaryError` ({@link requireGrantPrivileges}).
+ *
+ * Not modelled: the legacy privilege-boundary system of old organisations (granting no more than
+ * one holds), sub-organisations, user accounts, group memberships, approval policies.
  */
 import type { DevApp } from './app.ts';
 import { forbidden } from './domain/errors.ts';
+import { assertMayGrantPrivileges, type GrantOperation } from './domain/permission-grant.ts';
 import {
   assertCan,
   can,
@@ -121,6 +126,19 @@ export function requireProjectPermission(
   const rules = projectRules(app, actor, projectId);
   assertCan(rules, check.action, check.subject, check.context);
   return rules;
+}
+
+/**
+ * Throws 403 `PermissionBoundaryError` unless the actor may grant privileges to identities in
+ * `projectId` (see `domain/permission-grant.ts`); 403 when it is not a member.
+ */
+export function requireGrantPrivileges(
+  app: DevApp,
+  actor: Actor,
+  projectId: string,
+  operation: GrantOperation,
+): void {
+  assertMayGrantPrivileges(projectRules(app, actor, projectId), operation);
 }
 
 /** Whether `rules` allow the check (for per-item decisions such as hidden secret values). */

@@ -98,7 +98,9 @@ describe('roles', () => {
     expect((await t.call('GET', `${base}/slug/nope`)).status).toBe(404);
     const body = { slug: 'reader', name: 'Reader', permissions: [{ subject: 'secrets', action: 'read' }] };
     const created = await t.call('POST', base, { body });
-    expect(created.body.role.permissions).toEqual([{ subject: 'secrets', action: ['read'] }]);
+    expect(created.body.role.permissions).toEqual([
+      { subject: 'secrets', action: ['read'], inverted: false },
+    ]);
     expect((await t.call('POST', base, { body })).status).toBe(404);
     expect((await t.call('POST', base, { body: { ...body, slug: 'admin' } })).status).toBe(422);
     const list = await t.call('GET', base);

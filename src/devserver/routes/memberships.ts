@@ -2,12 +2,15 @@
  * Identity project memberships (facts B4): `/api/v1/projects/{projectId}/memberships/identities`
  * and the deprecated `/api/v2/workspace/{projectId}/identity-memberships` copies. Create takes
  * `role` (default `no-access`) or `roles[]`; update replaces the role set; temporary roles get
- * `temporaryAccessEndTime = start + range`.
+ * `temporaryAccessEndTime = start + range` (the start kept with millisecond precision, as the
+ * service stores it). Assigning any role but `no-access` needs `grant-privileges` on `identity`
+ * (403 `PermissionBoundaryError`, see `domain/permission-grant.ts`).
  */
 import { z } from 'zod';
 import type { DevApp } from '../app.ts';
 import { temporaryEndTime } from '../domain/duration.ts';
 import { badRequest, notFound } from '../domain/errors.ts';
+import { GRANT_OPERATION, rolesNeedGrant, type GrantOperation } from '../domain/permission-grant.ts';
 import { isPredefinedProjectRole } from '../domain/predefined-roles.ts';
 import {
   TemporaryAccessStartTimeSchema,
@@ -15,10 +18,11 @@ import {
   TemporaryRangeSchema,
 } from '../domain/validation.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
-import { findMembership, requireProjectPermission } from '../permissions.ts';
+import { findMembership, requireGrantPrivileges, requireProjectPermission } from '../permissions.ts';
 import type { MembershipRoleRecord, ProjectMembershipRecord, ProjectRecord } from '../state/types.ts';
 import { actorOf, findIdentity, findProject } from './common.ts';
 import { membershipShape } from './membership-shapes.ts';
+import { storedInstant } from './privilege-ops.ts';
 
 const withPermanentDefault = (v: unknown) =>
   v && typeof v === 'object' && !('isTemporary' in v) ? { ...v, isTemporary: false } : v;
@@ -63,7 +67,7 @@ function buildRoles(app: DevApp, projectId: string, entries: RoleEntry[]): Membe
       isTemporary: temporary,
       temporaryMode: temporary ? entry.temporaryMode : null,
       temporaryRange: temporary ? entry.temporaryRange : null,
-      temporaryAccessStartTime: temporary ? entry.temporaryAccessStartTime : null,
+      temporaryAccessStartTime: temporary ? storedInstant(entry.temporaryAccessStartTime) : null,
       temporaryAccessEndTime: temporary
         ? temporaryEndTime(entry.temporaryAccessStartTime, entry.temporaryRange)
         : null,
@@ -71,6 +75,22 @@ function buildRoles(app: DevApp, projectId: string, entries: RoleEntry[]): Membe
       updatedAt: now,
     };
   });
+}
+
+/**
+ * The roles for `entries` (404 for an unknown custom role), after the grant check: assigning any
+ * role but `no-access` needs `grant-privileges` on `identity`.
+ */
+function grantedRoles(
+  app: DevApp,
+  ctx: RequestContext,
+  request: { projectId: string; entries: RoleEntry[]; operation: GrantOperation },
+): MembershipRoleRecord[] {
+  const { projectId, entries, operation } = request;
+  const roles = buildRoles(app, projectId, entries);
+  if (rolesNeedGrant(entries.map((e) => e.role)))
+    requireGrantPrivileges(app, actorOf(ctx), projectId, operation);
+  return roles;
 }
 
 function scope(
@@ -102,12 +122,17 @@ function createMembership(app: DevApp, ctx: RequestContext): unknown {
     throw badRequest(`Identity with ID ${identity.id} already exists in project with ID ${project.id}`);
   }
   const entries: RoleEntry[] = body.roles ?? [{ role: body.role ?? 'no-access', isTemporary: false }];
+  const roles = grantedRoles(app, ctx, {
+    projectId: project.id,
+    entries,
+    operation: GRANT_OPERATION.createMembership,
+  });
   const now = app.iso();
   const m: ProjectMembershipRecord = {
     id: app.newId(),
     projectId: project.id,
     identityId: identity.id,
-    roles: buildRoles(app, project.id, entries),
+    roles,
     createdAt: now,
     updatedAt: now,
   };
@@ -120,7 +145,11 @@ function updateMembership(app: DevApp, ctx: RequestContext): ProjectMembershipRe
   const body = updateSchema.parse(ctx.body ?? {});
   const { project, identityId } = scope(app, ctx, 'edit');
   const m = existing(app, project, identityId);
-  m.roles = buildRoles(app, project.id, body.roles);
+  m.roles = grantedRoles(app, ctx, {
+    projectId: project.id,
+    entries: body.roles,
+    operation: GRANT_OPERATION.updateMembership,
+  });
   m.updatedAt = app.iso();
   app.changed();
   return m;

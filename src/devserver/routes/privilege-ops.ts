@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { DevApp } from '../app.ts';
 import { temporaryEndTime } from '../domain/duration.ts';
 import { badRequest, notFound } from '../domain/errors.ts';
+import { returnedRules } from '../domain/permission-response.ts';
 import type { PermissionRule } from '../domain/permission-rules.ts';
 import { v1ResponseRules } from '../domain/permission-schema.ts';
 import { findMembership } from '../permissions.ts';
@@ -20,7 +21,18 @@ export interface WindowInput {
   temporaryAccessStartTime?: string | undefined;
 }
 
-/** The stored window; 400 "Temporary mode expects start time and range" when incomplete. */
+/**
+ * An instant as the service returns it after storing it: ISO-8601 UTC with milliseconds (its
+ * database keeps the time, not the request's spelling or sub-millisecond digits).
+ */
+export function storedInstant(iso: string): string {
+  return new Date(iso).toISOString();
+}
+
+/**
+ * The stored window; 400 "Temporary mode expects start time and range" when incomplete. The start
+ * is kept as {@link storedInstant}.
+ */
 export function windowFields(input: WindowInput): TemporaryFields {
   if (!input.isTemporary) {
     return {
@@ -37,7 +49,7 @@ export function windowFields(input: WindowInput): TemporaryFields {
     isTemporary: true,
     temporaryMode: input.temporaryMode ?? 'relative',
     temporaryRange: input.temporaryRange,
-    temporaryAccessStartTime: input.temporaryAccessStartTime,
+    temporaryAccessStartTime: storedInstant(input.temporaryAccessStartTime),
     temporaryAccessEndTime: temporaryEndTime(input.temporaryAccessStartTime, input.temporaryRange),
   };
 }
@@ -134,13 +146,17 @@ function windowShape(p: PrivilegeRecord): Record<string, unknown> {
   };
 }
 
-/** The v2 (sanitised) shape; `withPermissions: false` for the v2 list. */
+/**
+ * The v2 shape, with the membership's id as `projectMembershipId` (the spec lists it among the
+ * fields); `withPermissions: false` for the v2 list.
+ */
 export function privilegeShapeV2(p: PrivilegeRecord, withPermissions = true): Record<string, unknown> {
   return {
     id: p.id,
     slug: p.slug,
+    projectMembershipId: p.projectMembershipId,
     ...windowShape(p),
-    ...(withPermissions ? { permissions: p.permissions } : {}),
+    ...(withPermissions ? { permissions: returnedRules(p.permissions) } : {}),
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,
   };
@@ -153,7 +169,7 @@ export function privilegeShapeV1(p: PrivilegeRecord): Record<string, unknown> {
     slug: p.slug,
     projectMembershipId: p.projectId,
     ...windowShape(p),
-    permissions: v1ResponseRules(p.permissions),
+    permissions: returnedRules(v1ResponseRules(p.permissions)),
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,
   };

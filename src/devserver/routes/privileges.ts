@@ -1,11 +1,14 @@
 /**
  * Additional privilege routes, v2 by id (facts A2, A5, A9, B11) and v1 by identity and project
  * slug (A3, A19, B11). Granting and changing privileges needs `edit` on the project's
- * `identity` subject for that identity; reading needs `read`.
+ * `identity` subject for that identity; creating and updating also need `grant-privileges` on
+ * `identity` (403 `PermissionBoundaryError`, see `domain/permission-grant.ts`); reading needs
+ * `read`.
  */
 import { z } from 'zod';
 import type { DevApp } from '../app.ts';
 import { notFound, unauthorized } from '../domain/errors.ts';
+import { GRANT_OPERATION } from '../domain/permission-grant.ts';
 import {
   backfillV1Rules,
   PermissionRuleV1Schema,
@@ -21,7 +24,7 @@ import {
   TemporaryRangeSchema,
 } from '../domain/validation.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
-import { requireProjectPermission } from '../permissions.ts';
+import { requireGrantPrivileges, requireProjectPermission } from '../permissions.ts';
 import type { PrivilegeRecord, ProjectRecord } from '../state/types.ts';
 import { actorOf, findIdentity, findProject, findProjectBySlug } from './common.ts';
 import {
@@ -109,6 +112,7 @@ function create(app: DevApp, ctx: RequestContext): unknown {
   const body = createV2.parse(ctx.body ?? {});
   const project = findProject(app, actorOf(ctx), body.projectId);
   guard(app, ctx, { project, identityId: body.identityId }, 'edit');
+  requireGrantPrivileges(app, actorOf(ctx), project.id, GRANT_OPERATION.privilege);
   findIdentity(app, actorOf(ctx), body.identityId);
   const p = createPrivilege(app, {
     projectId: project.id,
@@ -123,6 +127,7 @@ function create(app: DevApp, ctx: RequestContext): unknown {
 function updateById(app: DevApp, ctx: RequestContext): unknown {
   const body = updateV2.parse(ctx.body ?? {});
   const p = byId(app, ctx, 'edit');
+  requireGrantPrivileges(app, actorOf(ctx), p.projectId, GRANT_OPERATION.privilege);
   applyPrivilegeUpdate(app, p, { slug: body.slug, permissions: body.permissions, window: body.type });
   return { privilege: privilegeShapeV2(p) };
 }
@@ -162,6 +167,7 @@ function updateBySlug(app: DevApp, ctx: RequestContext): unknown {
     throw unauthorized('Permission or privilegePermission must be provided');
   }
   const p = bySlug(app, ctx, body, 'edit');
+  requireGrantPrivileges(app, actorOf(ctx), p.projectId, GRANT_OPERATION.privilege);
   const v1Rules = details.permissions ?? privilegePermissionToV1(details.privilegePermission!);
   const window = {
     isTemporary: details.isTemporary ?? p.isTemporary,

@@ -3,6 +3,7 @@
  * derived from project and slug, so repeated reads agree.
  */
 import { createHash } from 'node:crypto';
+import { returnedRules } from '../domain/permission-response.ts';
 import { projectRoleRules } from '../domain/predefined-roles.ts';
 import type { RoleRecord } from '../state/types.ts';
 
@@ -31,14 +32,14 @@ export function stableId(seed: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/** A custom role as a record-shaped object. */
+/** A role as the service returns it; its rules always carry `inverted` (see `returnedRules`). */
 export function roleShape(r: RoleRecord, withPermissions = true): Record<string, unknown> {
   return {
     id: r.id,
     name: r.name,
     description: r.description,
     slug: r.slug,
-    ...(withPermissions ? { permissions: r.permissions } : {}),
+    ...(withPermissions ? { permissions: returnedRules(r.permissions) } : {}),
     projectId: r.projectId,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
