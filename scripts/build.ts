@@ -14,6 +14,11 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { exitOnHelp } from './command-line.ts';
+
+exitOnHelp(`usage: npm run build
+
+Bundles the coffer CLI into dist/ (dist/cli/main.mjs and its chunks); takes no flags.`);
 
 const root = join(import.meta.dirname, '..');
 const outdir = join(root, 'dist');

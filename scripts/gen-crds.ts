@@ -8,6 +8,12 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatedDirs, renderCrdFiles } from '../src/api/crd/render.ts';
+import { exitOnHelp } from './command-line.ts';
+
+exitOnHelp(`usage: npm run gen:crds
+
+Writes the CRDs generated from src/api/v1alpha1 into crds/ and the Helm chart's templates/crds/,
+removing stale generated files; takes no flags.`);
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 

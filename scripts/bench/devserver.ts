@@ -12,14 +12,22 @@ import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { parseCommandLine } from '../command-line.ts';
 
-const { values } = parseArgs({
-  options: {
-    seconds: { type: 'string', default: '5' },
-    connections: { type: 'string', default: '16' },
-    url: { type: 'string' },
-  },
-});
+const usage = `usage: npm run bench:devserver -- [--seconds 5] [--connections 16] [--url http://HOST:PORT]
+
+Devserver throughput: requests per second of a mix of simple API calls over keep-alive
+connections. With --url, targets a running devserver that is not bootstrapped yet.`;
+
+const { values } = parseCommandLine(usage, () =>
+  parseArgs({
+    options: {
+      seconds: { type: 'string', default: '5' },
+      connections: { type: 'string', default: '16' },
+      url: { type: 'string' },
+    },
+  }),
+);
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 

@@ -15,15 +15,25 @@ import { objectPath, type ResourceKind } from '../../src/managed/kube-objects.ts
 import { PooledKubeConfig } from '../../src/runtime/kube-config.ts';
 import { kubeRequest } from '../../src/runtime/kube-request.ts';
 import { Informer, type KubeObject } from '../../src/runtime/informer.ts';
+import { parseCommandLine } from '../command-line.ts';
 
-const { values } = parseArgs({
-  options: {
-    kubeconfig: { type: 'string' },
-    namespace: { type: 'string' },
-    workers: { type: 'string', default: '16' },
-  },
+const usage = `usage: node scripts/bench/floor-controller.ts --kubeconfig=PATH --namespace=NS [--workers=16]
+
+The minimal controller of npm run bench:floor: prints "synced" once its informers have listed,
+then works until SIGTERM.`;
+
+const { values } = parseCommandLine(usage, () => {
+  const parsed = parseArgs({
+    options: {
+      kubeconfig: { type: 'string' },
+      namespace: { type: 'string' },
+      workers: { type: 'string', default: '16' },
+    },
+  });
+  if (!parsed.values.kubeconfig || !parsed.values.namespace)
+    throw new Error('--kubeconfig and --namespace are required');
+  return parsed as typeof parsed & { values: { kubeconfig: string; namespace: string } };
 });
-if (!values.kubeconfig || !values.namespace) throw new Error('--kubeconfig and --namespace are required');
 const namespace = values.namespace;
 const kubeConfig = new PooledKubeConfig();
 kubeConfig.loadFromFile(values.kubeconfig);

@@ -12,19 +12,27 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../command-line.ts';
 import { apiServerRequests, requestsText } from './apiserver-requests.ts';
 import { cpuSnapshot, cpuText } from './cpu.ts';
 import { printTable, waitAllReady } from './operator-measure.ts';
 import { applyWorkload, operatorKubeconfig, startBenchEnv, workloadFor } from './operator-setup.ts';
 
-const { values } = parseArgs({
-  options: {
-    n: { type: 'string', default: '10000' },
-    workers: { type: 'string', default: '16' },
-    concurrency: { type: 'string', default: '32' },
-    'batch-projects': { type: 'string', default: '8' },
-  },
-});
+const usage = `usage: npm run bench:floor -- [--n 10000] [--workers 16] [--concurrency 32] [--batch-projects 8]
+
+The operator benchmark's workload converged by a minimal controller (finalizer and status patch
+per resource): kube-apiserver's floor on this machine.`;
+
+const { values } = parseCommandLine(usage, () =>
+  parseArgs({
+    options: {
+      n: { type: 'string', default: '10000' },
+      workers: { type: 'string', default: '16' },
+      concurrency: { type: 'string', default: '32' },
+      'batch-projects': { type: 'string', default: '8' },
+    },
+  }),
+);
 const n = Number(values.n);
 const log = (line: string) => console.log(line);
 const rows: [string, string][] = [];

@@ -17,6 +17,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { parseGoDuration } from '../../src/config/go-duration.ts';
+import { parseCommandLine } from '../command-line.ts';
 import { sumMetric, type OperatorProcess } from '../../test/support/processes.ts';
 import { apiServerRequests, requestsText } from './apiserver-requests.ts';
 import { cpuSnapshot, cpuText } from './cpu.ts';
@@ -48,38 +49,49 @@ import {
 
 const naming = { prefix: 'bench-' };
 
-const { values } = parseArgs({
-  options: {
-    n: { type: 'string', default: '1000' },
-    'steady-seconds': { type: 'string', default: '60' },
-    // The operator's --default-poll-interval (its own default is 10m).
-    'poll-interval': { type: 'string', default: '60s' },
-    // spec.pollInterval of the batches of the no-events phase, whose restore waits for the poll.
-    'no-events-poll-interval': { type: 'string', default: '60s' },
-    samples: { type: 'string', default: '50' },
-    workers: { type: 'string', default: '4' },
-    // Node.js options of the operator process; the default is what the container image runs with
-    // (Dockerfile ENTRYPOINT).
-    'node-options': { type: 'string', default: '--max-semi-space-size=8' },
-    concurrency: { type: 'string', default: '32' },
-    'budget-batches': { type: 'string', default: '20' },
-    'budget-rpm': { type: 'string', default: '100' },
-    // Each Project with SecretBatches holds one event stream; the service client's connection
-    // pool (16) must not be filled by streams (see docs/reliability.md, known issues).
-    'batch-projects': { type: 'string', default: '8' },
-    // Extra kube-apiserver flags (repeatable), e.g. --apiserver-arg=--profiling=true to take a
-    // CPU profile from /debug/pprof/profile while the operator converges.
-    'apiserver-arg': { type: 'string', multiple: true, default: [] },
-    // Stop after "apply → all Ready" (quick runs while tuning convergence).
-    'converge-only': { type: 'boolean', default: false },
-    // Start the operator only once the whole workload is applied; time from its start to all
-    // Ready (the operator's own throughput, not sharing the machine with the apply).
-    'operator-after-apply': { type: 'boolean', default: false },
-    // service-account: the chart's ServiceAccount and RBAC, as deployed; admin-certificate: the
-    // control plane's admin client certificate.
-    'operator-identity': { type: 'string', default: 'service-account' },
-  },
-});
+const usage = `usage: npm run bench -- [--n 1000] [--steady-seconds 60] [--poll-interval 60s] [--samples 50]
+                        [--no-events-poll-interval 60s] [--node-options=<options of the operator's node>]
+                        [--workers 4] [--concurrency 32] [--budget-batches 20] [--budget-rpm 100]
+                        [--batch-projects 8] [--apiserver-arg=--profiling=true ...] [--converge-only]
+                        [--operator-after-apply] [--operator-identity service-account|admin-certificate]
+
+Operator benchmark (a real control plane, devserver and operator as separate processes; N
+resources applied at once); prints a table of the measurements.`;
+
+const { values } = parseCommandLine(usage, () =>
+  parseArgs({
+    options: {
+      n: { type: 'string', default: '1000' },
+      'steady-seconds': { type: 'string', default: '60' },
+      // The operator's --default-poll-interval (its own default is 10m).
+      'poll-interval': { type: 'string', default: '60s' },
+      // spec.pollInterval of the batches of the no-events phase, whose restore waits for the poll.
+      'no-events-poll-interval': { type: 'string', default: '60s' },
+      samples: { type: 'string', default: '50' },
+      workers: { type: 'string', default: '4' },
+      // Node.js options of the operator process; the default is what the container image runs with
+      // (Dockerfile ENTRYPOINT).
+      'node-options': { type: 'string', default: '--max-semi-space-size=8' },
+      concurrency: { type: 'string', default: '32' },
+      'budget-batches': { type: 'string', default: '20' },
+      'budget-rpm': { type: 'string', default: '100' },
+      // Each Project with SecretBatches holds one event stream; the service client's connection
+      // pool (16) must not be filled by streams (see docs/reliability.md, known issues).
+      'batch-projects': { type: 'string', default: '8' },
+      // Extra kube-apiserver flags (repeatable), e.g. --apiserver-arg=--profiling=true to take a
+      // CPU profile from /debug/pprof/profile while the operator converges.
+      'apiserver-arg': { type: 'string', multiple: true, default: [] },
+      // Stop after "apply → all Ready" (quick runs while tuning convergence).
+      'converge-only': { type: 'boolean', default: false },
+      // Start the operator only once the whole workload is applied; time from its start to all
+      // Ready (the operator's own throughput, not sharing the machine with the apply).
+      'operator-after-apply': { type: 'boolean', default: false },
+      // service-account: the chart's ServiceAccount and RBAC, as deployed; admin-certificate: the
+      // control plane's admin client certificate.
+      'operator-identity': { type: 'string', default: 'service-account' },
+    },
+  }),
+);
 const n = Number(values.n);
 const steadySeconds = Number(values['steady-seconds']);
 const pollInterval = values['poll-interval'];

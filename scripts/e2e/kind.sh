@@ -24,6 +24,13 @@
 #   COFFER_E2E_KEEP=1            do not delete the cluster at the end
 set -euo pipefail
 
+if [[ ${1:-} == --help || ${1:-} == -h ]]; then
+  # The usage line, then the comment block above.
+  echo "usage: npm run test:e2e:kind"
+  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p;}' "${BASH_SOURCE[0]}"
+  exit 0
+fi
+
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cluster=${COFFER_E2E_CLUSTER:-coffer-e2e}
 image=${COFFER_E2E_IMAGE:-coffer:e2e}

@@ -7,12 +7,15 @@ import { packageFile } from '../runtime/package-root.ts';
 
 interface Subcommand {
   summary: string;
+  /** For a subcommand that takes no flags: printed (with the summary) for `--help` / `-h`. */
+  usage?: string;
   run(args: string[]): Promise<number>;
 }
 
 const subcommands: Record<string, Subcommand> = {
   crds: {
     summary: 'print the coffer.dev CustomResourceDefinitions (YAML)',
+    usage: 'usage: coffer crds',
     run: async () => {
       process.stdout.write((await import('../api/crd/render.ts')).allCrdsYaml());
       return 0;
@@ -32,6 +35,7 @@ const subcommands: Record<string, Subcommand> = {
   },
   version: {
     summary: 'print the version',
+    usage: 'usage: coffer version',
     run: () => {
       const pkg = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as {
         version: string;
@@ -57,6 +61,10 @@ async function main(argv: string[]): Promise<number> {
   if (!command) {
     console.error(`coffer: unknown command "${name}"\n\n${usage()}`);
     return 2;
+  }
+  if (command.usage && (rest.includes('--help') || rest.includes('-h'))) {
+    console.log(`${command.usage}\n\n${command.summary}`);
+    return 0;
   }
   return command.run(rest);
 }

@@ -15,6 +15,7 @@
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { parseGoDuration } from '../config/go-duration.ts';
+import { InstallInterruptedError } from '../sandbox/install-script.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
 import { startSandbox, type SandboxOptions } from '../sandbox/start.ts';
 import type { ResourceState } from '../sandbox/status.ts';
@@ -200,11 +201,12 @@ export async function runSandbox(args: string[]): Promise<number> {
         ? `using the cluster of ${parsed.options.kubeconfig}`
         : 'starting a local control plane',
     );
-    sandbox = await startSandbox({ ...parsed.options, log });
+    sandbox = await startSandbox({ ...parsed.options, log, signal: interrupt.signal });
     if (interrupt.signal.aborted) return 1;
     return await runStarted(sandbox, parsed, interrupt.signal);
   } catch (error) {
-    console.error(`coffer sandbox: ${(error as Error).message}`);
+    if (error instanceof InstallInterruptedError) console.error('[sandbox] control-plane build stopped');
+    else console.error(`coffer sandbox: ${(error as Error).message}`);
     return 1;
   } finally {
     if (sandbox) {

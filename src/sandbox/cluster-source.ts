@@ -3,17 +3,14 @@
  * `scripts/control-plane/install.sh`, its output streamed), or an existing cluster named by a
  * kubeconfig file.
  */
-import { spawn, type StdioOptions } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { StdioOptions } from 'node:child_process';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { PooledKubeConfig } from '../runtime/kube-config.ts';
-import {
-  installScript,
-  locateBinaries,
-  MissingBinariesError,
-  type ControlPlaneBinaries,
-} from './control-plane/binaries.ts';
+import { locateBinaries, MissingBinariesError, type ControlPlaneBinaries } from './control-plane/binaries.ts';
 import { startControlPlane } from './control-plane/control-plane.ts';
+import { runInstallScript } from './install-script.ts';
+
+export { InstallInterruptedError, runInstallScript } from './install-script.ts';
 
 /** The cluster the sandbox uses. */
 export interface SandboxCluster {
@@ -35,51 +32,55 @@ export interface LocalClusterOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Where install.sh's output goes (default: inherited, so the build shows its progress). */
   readonly installStdio?: StdioOptions;
+  /** Aborting it stops a running first-run build (its whole process group). */
+  readonly signal?: AbortSignal;
 }
 
-/** Runs scripts/control-plane/install.sh, which builds whatever binary the cache lacks. */
-export function runInstallScript(env: NodeJS.ProcessEnv, stdio: StdioOptions): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [fileURLToPath(installScript)], { env, stdio });
-    child.once('error', (error) =>
-      reject(new Error(`cannot run install.sh: ${error.message}`, { cause: error })),
-    );
-    child.once('exit', (code, signal) => {
-      if (code === 0) resolve();
-      else
-        reject(
-          new Error(
-            `cannot build the control-plane binaries: install.sh exited (code ${code}, signal ${signal})`,
-          ),
-        );
-    });
-  });
-}
-
-/** The binaries, building them with install.sh when kube-apiserver or etcd is missing. */
-export async function ensureBinaries(options: LocalClusterOptions): Promise<ControlPlaneBinaries> {
+/**
+ * The binaries, building them with install.sh when kube-apiserver or etcd is missing — or, with
+ * `controllerManager`, kube-controller-manager. Rejects with an `InstallInterruptedError` when
+ * `options.signal` aborts the build.
+ */
+export async function ensureBinaries(
+  options: LocalClusterOptions & { readonly controllerManager?: boolean },
+): Promise<ControlPlaneBinaries> {
   const env = options.env ?? process.env;
-  try {
-    return locateBinaries(env);
-  } catch (error) {
-    if (!(error instanceof MissingBinariesError)) throw error;
+  const build = (what: string): Promise<void> => {
     options.log(
-      'control-plane binaries not found: building them once with scripts/control-plane/install.sh ' +
+      `${what} not found: building once with scripts/control-plane/install.sh ` +
         '(needs Go; tens of minutes on a small machine; cached afterwards)',
     );
-    await runInstallScript(env, options.installStdio ?? 'inherit');
-    return locateBinaries(env);
+    return runInstallScript(env, options.installStdio ?? 'inherit', options.signal);
+  };
+  let binaries: ControlPlaneBinaries;
+  try {
+    binaries = locateBinaries(env);
+  } catch (error) {
+    if (!(error instanceof MissingBinariesError)) throw error;
+    await build('control-plane binaries');
+    binaries = locateBinaries(env);
   }
+  if (options.controllerManager && !binaries.kubeControllerManager) {
+    await build('kube-controller-manager');
+    binaries = locateBinaries(env);
+  }
+  return binaries;
 }
 
-/** Starts a local etcd + kube-apiserver (see `control-plane/control-plane.ts`). */
+/**
+ * Starts a local etcd + kube-apiserver + kube-controller-manager (see
+ * `control-plane/control-plane.ts`): the controller manager's namespace controller and garbage
+ * collector finish namespace deletion and remove owned objects (Secrets, Connections) with their
+ * owner, as a real cluster does.
+ */
 export async function localCluster(options: LocalClusterOptions): Promise<SandboxCluster> {
-  const binaries = await ensureBinaries(options);
+  const binaries = await ensureBinaries({ ...options, controllerManager: true });
   const plane = await startControlPlane({
     log: options.log,
     env: options.env,
     fieldManager: 'coffer-sandbox',
     dirPrefix: 'coffer-sandbox-',
+    controllerManager: true,
   });
   return {
     local: true,

@@ -43,6 +43,8 @@ export interface SandboxOptions {
   readonly operatorLogLevel?: 'debug' | 'info' | 'warn' | 'error';
   /** Overrides of the in-process operator's options (tests). */
   readonly operator?: Partial<StartOperatorOptions>;
+  /** Aborting it during a first-run binary build stops that build (see `install-script.ts`). */
+  readonly signal?: AbortSignal;
 }
 
 async function timed<T>(phases: Phases, name: string, step: () => Promise<T>): Promise<T> {
@@ -85,7 +87,12 @@ function openLog(path: string, cleanups: Cleanup[]): WriteStream {
 
 async function obtainCluster(options: SandboxOptions, log: (line: string) => void): Promise<SandboxCluster> {
   if (options.kubeconfig) return existingCluster(options.kubeconfig, options.env);
-  return localCluster({ log, env: options.env, installStdio: options.installStdio });
+  return localCluster({
+    log,
+    env: options.env,
+    installStdio: options.installStdio,
+    signal: options.signal,
+  });
 }
 
 /**
