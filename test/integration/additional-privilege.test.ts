@@ -103,7 +103,7 @@ describe('AdditionalPrivilege', () => {
     const stored = await servicePrivilege(id);
     expect(stored).toMatchObject({ slug: 'extra', isTemporary: false });
     expect(stored.permissions).toEqual([
-      { subject: 'secrets', action: ['read'], conditions: { environment: 'dev' } },
+      { subject: 'secrets', action: ['read'], conditions: { environment: 'dev' }, inverted: false },
     ]);
   });
 

@@ -72,6 +72,7 @@ describe('ProjectRole', () => {
         subject: 'secrets',
         action: ['read'],
         conditions: { environment: 'dev', secretPath: { $glob: '/**' } },
+        inverted: false,
       },
     ]);
   });
