@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { timeBoundCases } from './crds-time-cases.ts';
 
 export const repoRoot = join(import.meta.dirname, '..', '..');
 export const samplesDir = join(repoRoot, 'config', 'samples');
@@ -256,6 +257,7 @@ export const badObjects: readonly BadObjectCase[] = [
     }),
     apiMessage: 'spec.temporary.range in body should match',
   },
+  ...timeBoundCases(),
   {
     reason: 'SecretBatch entry with both a literal value and valueFrom',
     kind: 'SecretBatch',

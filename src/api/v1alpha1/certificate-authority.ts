@@ -5,11 +5,12 @@
  * written to an output Secret.
  */
 import { z } from 'zod';
-import { goDurationPattern } from './duration.ts';
+import { goDurationPattern, parseGoDuration } from './duration.ts';
 import { managedFields, objectName, projectRef } from './common.ts';
 import { defineKind } from './kind.ts';
 import { celCountPresent, celImmutableFields, countPresent, withRules } from './schema-helpers.ts';
 import { commonStatusFields } from './status.ts';
+import { boundedGoDuration, boundedTime, unstorableEnd } from './time-bounds.ts';
 
 /** Key algorithms of CA keys. */
 export const caKeyAlgorithms = [
@@ -36,6 +37,9 @@ const immutableFields = [
 ] as const;
 const endSources = ['notAfter', 'validity'] as const;
 
+/** Longest validity: 100 years. */
+export const maxCaValidity = '876000h';
+
 const dnPart = (label: string, max: number) =>
   z.string().max(max).default('').describe(`${label} of the CA's subject. Default: empty.`);
 
@@ -57,23 +61,24 @@ const caFields = z.object({
   country: dnPart('Country (C, two-letter code)', 2),
   province: dnPart('State or province (ST)', 256),
   locality: dnPart('Locality (L)', 256),
-  notBefore: z.iso
-    .datetime({ offset: true })
+  notBefore: boundedTime(z.iso.datetime({ offset: true }), 'notBefore')
     .optional()
-    .describe('Start of validity (RFC 3339). Unset: now.'),
-  notAfter: z.iso
-    .datetime({ offset: true })
+    .describe('Start of validity (RFC 3339, from 1970 on). Unset: now.'),
+  notAfter: boundedTime(z.iso.datetime({ offset: true }), 'notAfter')
     .optional()
     .describe(
-      'End of validity (RFC 3339). Mutually exclusive with validity. Unset (and no validity): the service default.',
+      'End of validity (RFC 3339), after notBefore. Mutually exclusive with validity. Unset (and no validity): ' +
+        'the service default.',
     ),
-  validity: z
-    .string()
-    .max(64)
-    .regex(goDurationPattern, 'must be a Go duration such as 87600h')
+  validity: boundedGoDuration(
+    z.string().max(64).regex(goDurationPattern, 'must be a Go duration such as 87600h'),
+    'validity',
+    maxCaValidity,
+  )
     .optional()
     .describe(
-      'Validity as a Go duration from creation, e.g. 87600h (10 years). Mutually exclusive with notAfter.',
+      'Validity as a Go duration from notBefore (or creation), e.g. 87600h (10 years); at most 876000h (100 ' +
+        'years). Mutually exclusive with notAfter.',
     ),
   maxPathLength: z
     .int()
@@ -115,15 +120,34 @@ export const certificateAuthoritySpec = withRules(caFields, [
     check: (v) => countPresent(v, endSources) <= 1,
   },
   {
+    rule: '!has(self.notBefore) || !has(self.notAfter) || timestamp(self.notBefore) < timestamp(self.notAfter)',
+    message: 'notAfter must be after notBefore',
+    fieldPath: '.notAfter',
+    check: (v) =>
+      v.notBefore === undefined ||
+      v.notAfter === undefined ||
+      Date.parse(v.notBefore) < Date.parse(v.notAfter),
+  },
+  {
     rule: celImmutableFields(immutableFields),
     message:
       'a CertificateAuthority cannot be changed after creation (projectRef, type, subject, validity, ' +
       'maxPathLength, keyAlgorithm); create a new one instead',
   },
-]).describe(
-  'Desired certificate authority. Immutable after creation except enabled, requireTemplateForIssuance, ' +
-    'outputSecretName and the operator-facing policies.',
-);
+])
+  .superRefine((spec, ctx) => {
+    if (spec.notBefore === undefined || spec.validity === undefined) return;
+    const problem = unstorableEnd(
+      Date.parse(spec.notBefore),
+      parseGoDuration(spec.validity),
+      `validity ${spec.validity} from notBefore ${spec.notBefore}`,
+    );
+    if (problem) ctx.addIssue({ code: 'custom', path: ['validity'], message: problem });
+  })
+  .describe(
+    'Desired certificate authority. Immutable after creation except enabled, requireTemplateForIssuance, ' +
+      'outputSecretName and the operator-facing policies.',
+  );
 export type CertificateAuthoritySpec = z.output<typeof certificateAuthoritySpec>;
 
 export const certificateAuthorityStatus = z

@@ -161,6 +161,12 @@ export const managementPolicy = z
 /** Smallest poll interval accepted, to protect the service's rate limits. */
 export const minPollIntervalMs = 10_000;
 
+/**
+ * Largest poll interval accepted: a week. Drift is still noticed weekly, and every requeue stays
+ * far below the 24.8-day limit of a Node.js timer.
+ */
+export const maxPollInterval = '168h';
+
 /** `pollInterval`: how often the service object is re-read to detect drift. */
 export const pollInterval = withRules(
   z.string().max(64).regex(goDurationPattern, 'must be a Go duration such as 30s, 10m or 1h'),
@@ -170,10 +176,15 @@ export const pollInterval = withRules(
       message: 'pollInterval must be at least 10s',
       check: (value) => parseGoDuration(value) >= minPollIntervalMs,
     },
+    {
+      rule: `duration(self) <= duration('${maxPollInterval}')`,
+      message: `pollInterval must be at most ${maxPollInterval}`,
+      check: (value) => parseGoDuration(value) <= parseGoDuration(maxPollInterval),
+    },
   ],
 ).describe(
   'How often the service object is re-read to detect and correct drift, as a Go duration ' +
-    '(e.g. 30s, 10m, 1h; at least 10s). Unset: the operator-wide default poll interval. ' +
+    `(e.g. 30s, 10m, 1h; at least 10s, at most ${maxPollInterval}). Unset: the operator-wide default poll interval. ` +
     'A random jitter of up to 10% is added.',
 );
 

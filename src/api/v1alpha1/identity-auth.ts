@@ -20,6 +20,7 @@ import { defineKind } from './kind.ts';
 import type { CelRule } from './schema-helpers.ts';
 import { withRules } from './schema-helpers.ts';
 import { commonStatusFields } from './status.ts';
+import { boundedGoDuration } from './time-bounds.ts';
 
 export const authMethods = ['token', 'jwt', 'oidc', 'tlsCert', 'aws', 'universal'] as const;
 export type AuthMethod = (typeof authMethods)[number];
@@ -29,10 +30,15 @@ const requiredBlocks: readonly AuthMethod[] = ['jwt', 'oidc', 'tlsCert'];
 const seconds = (description: string, fallback: number) =>
   z.int().min(0).max(maxTokenSeconds).default(fallback).describe(description);
 
-const goDuration = z
-  .string()
-  .max(64)
-  .regex(goDurationPattern, 'must be a Go duration such as 30m, 24h or 720h');
+/** Longest rotation period or overlap: ten years, the longest credential TTL the service allows. */
+export const maxCredentialDuration = '87600h';
+
+const goDuration = (field: string) =>
+  boundedGoDuration(
+    z.string().max(64).regex(goDurationPattern, 'must be a Go duration such as 30m, 24h or 720h'),
+    field,
+    maxCredentialDuration,
+  );
 
 export const issuedCredentials = withRules(
   z.object({
@@ -40,13 +46,13 @@ export const issuedCredentials = withRules(
       'Secret (same namespace) that receives the credential: accessToken for method token; clientId and ' +
         'clientSecret for method universal. Owned by this IdentityAuth.',
     ),
-    rotateEvery: goDuration
+    rotateEvery: goDuration('credentials.rotateEvery')
       .optional()
       .describe(
-        'Issue a new credential this often (Go duration, e.g. 720h) and revoke the previous one after overlap. ' +
+        'Issue a new credential this often (Go duration, e.g. 720h; at most 87600h) and revoke the previous one after overlap. ' +
           'Unset: a credential is replaced only when it is missing, revoked or near its expiry.',
       ),
-    overlap: goDuration
+    overlap: goDuration('credentials.overlap')
       .default('10m')
       .describe('How long a replaced credential stays valid after the new one is written. Default: 10m.'),
   }),

@@ -23,6 +23,7 @@ export * from './cluster-connection.ts';
 export * from './common.ts';
 export * from './connection.ts';
 export * from './duration.ts';
+export * from './time-bounds.ts';
 export * from './identity-auth.ts';
 export * from './identity-auth-methods.ts';
 export * from './identity.ts';

@@ -3,7 +3,8 @@
  * temporary access windows (privileges and project memberships).
  */
 import { z } from 'zod';
-import { accessRangePattern } from './duration.ts';
+import { accessRangePattern, parseAccessRange } from './duration.ts';
+import { boundedAccessRange, boundedTime, maxAccessRangeYears, unstorableEnd } from './time-bounds.ts';
 import { slug } from './common.ts';
 
 const actionName = z
@@ -75,17 +76,38 @@ export const permissionRules = z.array(permissionRule).max(64);
 /** A temporary access window starting at `startTime` (or when granted) and lasting `range`. */
 export const temporaryWindow = z
   .object({
-    range: z
-      .string()
-      .regex(accessRangePattern, 'must be a positive duration such as 30m, 1h or 7d')
-      .describe(
-        'Length of the access window: a positive integer followed by ms, s, m, h, d, w or y, e.g. 30m, 8h or 7d.',
-      ),
-    startTime: z.iso
-      .datetime()
+    range: boundedAccessRange(
+      z.string().max(15).regex(accessRangePattern, 'must be a positive duration such as 30m, 1h or 7d'),
+      'range',
+    ).describe(
+      'Length of the access window: a positive integer followed by ms, s, m, h, d, w or y, e.g. 30m, 8h or 7d; ' +
+        `at most ${maxAccessRangeYears} years.`,
+    ),
+    startTime: boundedTime(z.iso.datetime(), 'startTime')
       .optional()
       .describe(
-        'Start of the window as an RFC 3339 UTC time, e.g. 2025-01-31T09:00:00Z. Unset: the time the grant is made.',
+        'Start of the window as an RFC 3339 UTC time, e.g. 2025-01-31T09:00:00Z, from 1970 on. Unset: the time ' +
+          'the grant is made. The window must end by 9999-12-31T23:59:59Z.',
       ),
   })
+  .superRefine((window, ctx) => {
+    if (window.startTime === undefined) return;
+    const problem = windowEndProblem(Date.parse(window.startTime), window.range);
+    if (problem) ctx.addIssue({ code: 'custom', path: ['startTime'], message: problem });
+  })
   .describe('Makes the grant temporary: it is effective from startTime for range. Unset: permanent.');
+
+/**
+ * Why a window from `startMs` lasting `range` cannot be stored (its end is past what Kubernetes
+ * and the service hold), or undefined when it can or the range does not parse.
+ */
+export function windowEndProblem(startMs: number, range: string): string | undefined {
+  if (Number.isNaN(startMs)) return undefined;
+  let lengthMs: number;
+  try {
+    lengthMs = parseAccessRange(range);
+  } catch {
+    return undefined;
+  }
+  return unstorableEnd(startMs, lengthMs, `the window from ${new Date(startMs).toISOString()} for ${range}`);
+}

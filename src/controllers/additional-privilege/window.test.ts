@@ -10,6 +10,7 @@ import {
   windowRequest,
   type ObservedWindow,
 } from './window.ts';
+import { TerminalError } from '../../runtime/errors.ts';
 
 const spec = (extra: Record<string, unknown> = {}): AdditionalPrivilegeSpec =>
   additionalPrivilegeSpec.parse({
@@ -148,6 +149,41 @@ describe('windowRequest', () => {
         temporaryMode: 'relative',
         temporaryAccessStartTime: expected,
       });
+  });
+});
+
+describe('windows that would end past year 9999', () => {
+  const now = new Date('2030-06-01T00:00:00Z');
+  const plain = { now, renewing: false, keepRenewedStart: false };
+
+  it('refuses a spec whose start plus range ends after 9999, naming startTime', () => {
+    const result = additionalPrivilegeSpec.safeParse({
+      ...spec(),
+      temporary: { range: '1y', startTime: '9999-06-01T00:00:00Z' },
+    });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]).toMatchObject({ path: ['temporary', 'startTime'] });
+    expect(result.error?.issues[0]?.message).toContain('would end after 9999-12-31T23:59:59Z');
+  });
+
+  it('accepts a window that ends exactly at the last storable second', () => {
+    const s = spec({ temporary: { range: '1h', startTime: '9999-12-31T22:59:59Z' } });
+    expect(windowRequest(s, undefined, plain)).toMatchObject({ temporaryRange: '1h' });
+  });
+
+  it('refuses a new range from a kept start with InvalidSpec naming spec.temporary.range', () => {
+    const late: ObservedWindow = { ...window, temporaryAccessStartTime: '9999-06-01T00:00:00.000Z' };
+    let thrown: unknown;
+    try {
+      windowRequest(spec({ temporary: { range: '1y' } }), late, plain);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(TerminalError);
+    expect(thrown).toMatchObject({ reason: 'InvalidSpec' });
+    expect((thrown as Error).message).toMatch(
+      /^invalid spec: spec\.temporary\.range: the window from 9999-06-01/,
+    );
   });
 });
 

@@ -9,8 +9,14 @@
  * arms one more renewal. A fixed `startTime` is not enforced on the window a renewal granted
  * for the current generation (that window starts when it was renewed).
  */
-import { parseAccessRange, type AdditionalPrivilegeSpec } from '../../api/v1alpha1/index.ts';
+import {
+  parseAccessRange,
+  windowEndProblem,
+  type AdditionalPrivilegeSpec,
+} from '../../api/v1alpha1/index.ts';
 import type { NotReady } from '../../managed/external-client.ts';
+import { INVALID_SPEC } from '../../managed/spec.ts';
+import { TerminalError } from '../../runtime/errors.ts';
 
 /** The window fields of a privilege, as the service reports them. */
 export interface ObservedWindow {
@@ -99,6 +105,8 @@ export function windowDrifted(
  * The window to send. `renewing`: a fresh window from `now`. Otherwise the spec's start, or the
  * current window's start when the spec has none (a range change keeps the window's start), or
  * `now` when the privilege was permanent.
+ * @throws TerminalError (`InvalidSpec`, naming `spec.temporary.range`) when that window would end
+ * after the latest time Kubernetes and the service can store (e.g. a kept start in year 9999).
  */
 export function windowRequest(
   spec: AdditionalPrivilegeSpec,
@@ -111,6 +119,8 @@ export function windowRequest(
   let start = wanted.startTime ?? current ?? options.now.toISOString();
   if (options.keepRenewedStart && current) start = current;
   if (options.renewing) start = options.now.toISOString();
+  const problem = windowEndProblem(Date.parse(start), wanted.range);
+  if (problem) throw new TerminalError(INVALID_SPEC, `invalid spec: spec.temporary.range: ${problem}`);
   return {
     isTemporary: true,
     temporaryMode: 'relative',
