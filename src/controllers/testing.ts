@@ -86,19 +86,29 @@ export function managed<Spec>(
   };
 }
 
+/** `annotate` of the adapter contexts below: accepts every write and stores nothing. */
+export const acceptAnnotations: ExternalContext<unknown>['annotate'] = () => Promise.resolve();
+
 /** An adapter context; with `externalId` it is also a `BoundContext`. */
 export function context<Refs>(references: Refs, externalId?: string): ExternalContext<Refs> {
   return {
     references,
     signal: new AbortController().signal,
     log: silentLog,
+    annotate: acceptAnnotations,
     ...(externalId ? { externalId } : {}),
   };
 }
 
 /** A bound context (update, delete). */
 export function bound<Refs>(references: Refs, externalId: string): BoundContext<Refs> {
-  return { references, signal: new AbortController().signal, log: silentLog, externalId };
+  return {
+    references,
+    signal: new AbortController().signal,
+    log: silentLog,
+    annotate: acceptAnnotations,
+    externalId,
+  };
 }
 
 /** A resolve context. */

@@ -59,6 +59,14 @@ export interface ExternalContext<Refs> {
   /** Aborted on shutdown or loss of leadership; pass it to service calls. */
   readonly signal: AbortSignal;
   readonly log: Logger;
+  /**
+   * Sets (string) or removes (null) annotations of the resource itself, with a patch guarded by
+   * the resourceVersion of the resource as this reconcile last read or wrote it. If the read was
+   * stale or anyone wrote since, nothing is written and it throws `ConflictError` (the reconcile
+   * is retried at once, on a fresher read). For a mark that must be stored before a side effect
+   * that must not happen twice (an issued credential); `what` names the write in that error.
+   */
+  readonly annotate: (changes: Readonly<Record<string, string | null>>, what: string) => Promise<void>;
 }
 
 /** Context of calls that address an existing object (`update`, `delete`). */

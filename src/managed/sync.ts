@@ -16,6 +16,7 @@ import type {
   Observation,
   SecretOutputs,
 } from './external-client.ts';
+import { guardedAnnotator } from './guarded-annotations.ts';
 import { view, type ConditionState, type Run } from './run.ts';
 import { isObserveOnly } from './spec.ts';
 
@@ -34,7 +35,13 @@ export async function connect<Spec extends ManagedSpecFields, Refs, Status exten
     : (undefined as Refs);
   run.step = 'connect';
   const externalId = getAnnotation(run.obj, ANNOTATION_EXTERNAL_ID);
-  const context: ExternalContext<Refs> = { references, signal, log, ...(externalId ? { externalId } : {}) };
+  const context: ExternalContext<Refs> = {
+    references,
+    signal,
+    log,
+    annotate: guardedAnnotator(run),
+    ...(externalId ? { externalId } : {}),
+  };
   return { client: await adapter.connect(view(run), context), context };
 }
 

@@ -1,13 +1,15 @@
 // The IdentityAuth adapter against a devserver on loopback: every method attaches without
 // drift, drift is corrected, a method change revokes the old one, credentials are issued,
-// rotated and revoked after the overlap.
+// rotated and revoked after the overlap, and never twice for one rotation step.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startContract, type Contract } from '../../../test/support/client-contract.ts';
 import { identityAuthSpec, type IdentityAuthSpec } from '../../api/v1alpha1/index.ts';
 import { createCa } from '../../devserver/domain/pki.ts';
 import type { ExternalClient, ManagedObject } from '../../managed/external-client.ts';
+import { ConflictError } from '../../runtime/errors.ts';
 import { bound, context, fakeServices, managed, readyObject, type FakeWorld } from '../project/testing.ts';
 import { identityAuthAdapter, type IdentityAuthRefs, type IdentityAuthStatusFields } from './adapter.ts';
+import { ANNOTATION_CREDENTIAL_ISSUE_STARTED } from './issuance.ts';
 
 type Client = ExternalClient<IdentityAuthSpec, IdentityAuthRefs, IdentityAuthStatusFields>;
 type Obj = ManagedObject<IdentityAuthSpec>;
@@ -141,7 +143,7 @@ describe('IdentityAuth methods', () => {
     const id = await created(obj, client, refs);
     const seen = await client.observe(obj, context(refs, id));
     expect(seen).toMatchObject({ exists: true, upToDate: true, externalId: id });
-    await expect(client.findByNaturalKey(obj, context(refs))).resolves.toEqual([id]);
+    await expect(client.findByNaturalKey(obj, context(refs))).resolves.toEqual([{ id, createdAt: expect.any(String) as string }]);
   });
 });
 
@@ -278,5 +280,65 @@ describe('IdentityAuth credentials', () => {
     await updated(obj, client, refs, id);
     expect(credentialsOf(obj)?.current?.id).not.toBe(first);
     expect(credentialsOf(obj)?.retiring).toBeUndefined();
+  });
+});
+
+describe('IdentityAuth: one credential per rotation step', () => {
+  /** Token credentials created on the devserver's clock (earlier tests moved `world.now`). */
+  async function tokenAuth(name: string) {
+    world.now = new Date();
+    const identity = await freshIdentity();
+    const obj = auth(name, identity.name, { method: 'token', credentials: { secretName: `${name}-creds` } });
+    const { client, refs } = await setup(obj);
+    const id = await created(obj, client, refs);
+    const label = `coffer:ns/${name}`;
+    const live = async () =>
+      (await contract.admin.tokenAuthTokens.list(identity.id))
+        .filter((t) => t.name === label && t.isAccessTokenRevoked !== true)
+        .map((t) => t.id);
+    return { obj, client, refs, id, live, first: credentialsOf(obj)?.current?.id ?? '' };
+  }
+
+  /** A context whose `annotate` stores the annotations on `obj`, as the reconciler's guarded write does. */
+  function storing(obj: Obj, refs: IdentityAuthRefs, id: string) {
+    const annotate = (changes: Readonly<Record<string, string | null>>) => {
+      const next = { ...obj.metadata.annotations };
+      for (const [key, value] of Object.entries(changes)) {
+        if (value === null) delete next[key];
+        else next[key] = value;
+      }
+      obj.metadata.annotations = next;
+      return Promise.resolve();
+    };
+    return { ...bound(refs, id), annotate };
+  }
+
+  it('issues nothing when the issuance mark finds the resource changed since it was read', async () => {
+    const { obj, client, refs, id, live, first } = await tokenAuth('stale');
+    // The read the second reconcile works on: the id recorded, the status with the token not yet.
+    const stale: Obj = { ...obj, status: { id } };
+    const conflict = new ConflictError('Conflict', 'cannot mark credential issuance: changed');
+    const refusing = { ...bound(refs, id), annotate: () => Promise.reject(conflict) };
+    expect(await client.observe(stale, refusing)).toMatchObject({
+      diff: 'credentials (new one: none issued yet)',
+    });
+    await expect(client.update(stale, refusing)).rejects.toBe(conflict);
+    expect(await live()).toEqual([first]);
+  });
+
+  it('revokes what an interrupted issuance left, never a recorded one, before issuing anew', async () => {
+    const { obj, client, refs, id, live, first } = await tokenAuth('interrupted');
+    delete world.secrets['ns/interrupted-creds'];
+    // Issued and marked, but the reconcile ends before publishing and recording it.
+    const lost = await client.update(obj, storing(obj, refs, id));
+    expect(obj.metadata.annotations?.[ANNOTATION_CREDENTIAL_ISSUE_STARTED]).toBeDefined();
+    const lostId = (lost.status as IdentityAuthStatusFields).credentials?.current?.id ?? '';
+    expect((await live()).sort()).toEqual([first, lostId].sort());
+
+    await updated(obj, client, refs, id);
+    const replacement = credentialsOf(obj)?.current?.id ?? '';
+    expect(await tokenRevoked(lostId)).toBe(true);
+    expect(credentialsOf(obj)?.retiring?.map((r) => r.id)).toEqual([first]);
+    expect((await live()).sort()).toEqual([first, replacement].sort());
   });
 });

@@ -5,7 +5,8 @@
  * The natural key is identity + method (an identity has at most one configuration per method),
  * so observe and crash recovery are both "GET the method on the identity"; the external id is
  * the configuration's id. Changing `method` revokes the previously attached one (recorded in
- * `status.method`) before the new one is attached. Credentials: see `credentials.ts`.
+ * `status.method`) before the new one is attached. Credentials: see `credentials.ts`; at most one
+ * is issued per rotation step, even on a stale cache: see `issuance.ts`.
  */
 import type { AuthMethod, IdentityAuthSpec, IdentityAuthStatus } from '../../api/v1alpha1/index.ts';
 import type { ServiceClient } from '../../client/index.ts';
@@ -20,6 +21,7 @@ import type {
 } from '../../managed/external-client.ts';
 import { resolveReference } from '../../managed/references.ts';
 import { isObserveOnly } from '../../managed/spec.ts';
+import { getAnnotation } from '../../runtime/object-meta.ts';
 import type { OperatorServices } from '../kind-controller.ts';
 import { bindingFor, jwtKeysHash, type ObservedConfig } from './binding.ts';
 import { credentialOps } from './credential-ops.ts';
@@ -31,6 +33,7 @@ import {
   type CredentialResult,
 } from './credential-sync.ts';
 import { describeCredentialPlan, nextCredentialWakeMs, type CredentialsStatus } from './credentials.ts';
+import { ANNOTATION_CREDENTIAL_ISSUE_STARTED } from './issuance.ts';
 
 /** The adapter's part of IdentityAuth status. */
 export type IdentityAuthStatusFields = Pick<
@@ -105,6 +108,9 @@ function credentialInput(
     readSecret: (name) => deps.services.secrets.read(namespace, name),
     now,
     label: `coffer:${namespace}/${obj.metadata.name}`,
+    issueStarted: getAnnotation(obj, ANNOTATION_CREDENTIAL_ISSUE_STARTED),
+    markIssueStarted: (at) =>
+      ctx.annotate({ [ANNOTATION_CREDENTIAL_ISSUE_STARTED]: at }, 'mark credential issuance'),
     log: ctx.log,
   };
 }

@@ -3,11 +3,12 @@
  * auth (`POST …/token-auth/identities/{id}/tokens`) and client secrets of universal auth
  * (`POST …/universal-auth/identities/{id}/client-secrets`). Each is labelled
  * `coffer:<namespace>/<name>` (token name / secret description) so one issued but never recorded
- * (a crash in between) can be found and retired later.
+ * (a crash in between) can be found and revoked or retired later (`issuance.ts`).
  */
 import type { ServiceClient } from '../../client/index.ts';
 import { serviceStatus } from '../../managed/service-errors.ts';
 import type { CredentialCheck } from './credentials.ts';
+import type { LabelledCredential } from './issuance.ts';
 
 /**
  * A credential just issued; `data` goes to the Secret and nowhere else. Times are on the
@@ -26,8 +27,8 @@ export interface CredentialOps {
   check(id: string): Promise<CredentialCheck>;
   /** Already revoked or gone counts as done. */
   revoke(id: string): Promise<void>;
-  /** Ids of live credentials carrying `label`. */
-  labelled(label: string): Promise<string[]>;
+  /** Live credentials carrying `label`, with their creation times. */
+  labelled(label: string): Promise<LabelledCredential[]>;
   /** Whether decoded Secret data holds a credential of this method's shape. */
   secretHolds(data: Readonly<Record<string, string>> | undefined): boolean;
 }
@@ -115,7 +116,9 @@ function tokenOps(o: CredentialOpsOptions): CredentialOps {
     revoke: (id) => ignore404(api.revoke(id, { signal })),
     async labelled(label) {
       const tokens = await api.list(identityId, { limit: 100 }, { signal });
-      return tokens.filter((t) => t.name === label && t.isAccessTokenRevoked !== true).map((t) => t.id);
+      return tokens
+        .filter((t) => t.name === label && t.isAccessTokenRevoked !== true)
+        .map((t) => ({ id: t.id, createdAt: t.createdAt }));
     },
     secretHolds: (data) => Boolean(data?.accessToken),
   };
@@ -153,7 +156,7 @@ function clientSecretOps(o: CredentialOpsOptions): CredentialOps {
       const secrets = await api.list(identityId, { signal });
       return secrets
         .filter((s) => s.description === label && s.isClientSecretRevoked !== true)
-        .map((s) => s.id);
+        .map((s) => ({ id: s.id, createdAt: s.createdAt }));
     },
     secretHolds: (data) => Boolean(data?.clientSecret) && data?.clientId === clientId,
   };

@@ -1,7 +1,9 @@
 /**
  * The credential step of an IdentityAuth reconcile: inspect (observe: check the recorded
- * credential and the Secret, plan, write nothing) and apply (update/create: revoke what is due,
- * issue a new credential, retire leaked ones, return the Secret to publish and the status).
+ * credential and the Secret, plan, write nothing) and apply (update/create: mark the issuance,
+ * revoke what is due and what an interrupted issuance left, issue a new credential, retire leaked
+ * ones, return the Secret to publish and the status). One credential per rotation step: see
+ * `issuance.ts`.
  */
 import type { Logger } from 'pino';
 import type { IdentityAuthSpec } from '../../api/v1alpha1/index.ts';
@@ -16,6 +18,7 @@ import {
   type CredentialRecord,
   type CredentialsStatus,
 } from './credentials.ts';
+import { sortUnrecorded } from './issuance.ts';
 
 /** At most this many replaced credentials are kept in status; older ones are revoked at once. */
 const maxRetiring = 16;
@@ -31,6 +34,13 @@ export interface CredentialInput {
   readonly now: Date;
   /** Token name / client-secret description marking credentials issued for this resource. */
   readonly label: string;
+  /** `coffer.dev/credential-issue-started` as read with the resource (the previous issuance's start). */
+  readonly issueStarted: string | undefined;
+  /**
+   * Sets `coffer.dev/credential-issue-started` to `at` with a write guarded by the resource's
+   * resourceVersion; throws `ConflictError` (and writes nothing) when the resource read was stale.
+   */
+  readonly markIssueStarted: (at: string) => Promise<void>;
   readonly log: Logger;
 }
 
@@ -96,23 +106,55 @@ async function revokeAll(input: CredentialInput, ops: CredentialOps, records: re
   return failed;
 }
 
-/** Applies `plan`: revokes what is due, issues when planned, retires leaked credentials. */
+/** A record for a credential found unrecorded, revoked at `revokeAt`. */
+function unrecordedRecord(id: string, now: Date, revokeAt: Date): CredentialRecord {
+  return { id, issuedAt: rfc3339(now), revokeAt: rfc3339(revokeAt) };
+}
+
+/**
+ * Before issuing: revokes what an interrupted issuance left (those that cannot be revoked now are
+ * recorded, due at once) and returns them with the leaked ones, retired for the overlap.
+ */
+async function settleUnrecorded(
+  input: CredentialInput,
+  ops: CredentialOps,
+  overlapMs: number,
+): Promise<CredentialRecord[]> {
+  const { now } = input;
+  const found = sortUnrecorded(await ops.labelled(input.label), input.previous, input.issueStarted);
+  if (found.interrupted.length > 0) {
+    input.log.info(
+      { credentialIds: found.interrupted },
+      'revoking credentials an interrupted issuance left unrecorded',
+    );
+  }
+  const interrupted = found.interrupted.map((id) => unrecordedRecord(id, now, now));
+  const overlapEnd = new Date(now.getTime() + overlapMs);
+  return [
+    ...(await revokeAll(input, ops, interrupted)),
+    ...found.leaked.map((id) => unrecordedRecord(id, now, overlapEnd)),
+  ];
+}
+
+/**
+ * Applies `plan`: marks the issuance (a stale read stops here, with a conflict, before any
+ * write to the service), revokes what is due and what an interrupted issuance left, issues when
+ * planned, retires leaked credentials.
+ */
 export async function applyCredentials(
   input: CredentialInput,
   plan: CredentialPlan,
 ): Promise<CredentialResult> {
   const { ops, spec, previous, now } = input;
   if (!ops) return {};
+  const settings = plan.issue ? spec.credentials : undefined;
+  if (settings) await input.markIssueStarted(rfc3339(now));
   let retiring = [...plan.retiring, ...(await revokeAll(input, ops, plan.revoke))];
-  const settings = spec.credentials;
-  if (!plan.issue || !settings) {
+  if (!settings) {
     return { status: compact({ ...previous, nextRotationAt: plan.nextRotationAt, retiring }) };
   }
+  retiring.push(...(await settleUnrecorded(input, ops, parseGoDuration(settings.overlap))));
   const issued = await ops.issue(input.label);
-  const known = new Set([issued.id, previous?.current?.id, ...retiring.map((r) => r.id)]);
-  const revokeAt = rfc3339(new Date(now.getTime() + parseGoDuration(settings.overlap)));
-  const leaked = (await ops.labelled(input.label)).filter((id) => !known.has(id));
-  retiring.push(...leaked.map((id) => ({ id, issuedAt: rfc3339(now), revokeAt })));
   if (retiring.length > maxRetiring) {
     const excess = retiring.slice(0, retiring.length - maxRetiring);
     retiring = [...(await revokeAll(input, ops, excess)), ...retiring.slice(-maxRetiring)].slice(
