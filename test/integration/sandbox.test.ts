@@ -2,14 +2,17 @@
  * `coffer sandbox` without its terminal: `startSandbox` starts its own control plane, CRDs,
  * devserver, Bootstrap, operator and the samples; every sample of a kind this build runs a
  * controller for gets Ready, the Bootstrap's Connection is created, the operator log holds no
- * sample secret, and `stop()` leaves no process, port or directory behind.
+ * sample secret, kube-controller-manager garbage-collects owned objects, and `stop()` leaves no
+ * process, port or directory behind.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { statusCodeOf } from '../../src/sandbox/control-plane/cluster.ts';
 import type { Sandbox } from '../../src/sandbox/sandbox.ts';
 import { startSandbox } from '../../src/sandbox/start.ts';
 import type { ResourceState } from '../../src/sandbox/status.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 /** Command lines of live processes that mention `text`. */
 function processesMentioning(text: string): string[] {
@@ -95,6 +98,40 @@ describe('coffer sandbox (in-process)', () => {
     for (const value of [token, 'sample-only@db.demo.svc', 'sample-api-key-not-real'])
       expect(log.includes(value), 'a secret value is in the operator log').toBe(false);
   });
+
+  it('runs kube-controller-manager: deleting an owner garbage-collects the Secret it owns', async () => {
+    expect(progress.join('\n')).toMatch(/kube-controller-manager v\d+\.\d+\.\d+: ready at/);
+    const core = sandbox.cluster.kubeConfig().makeApiClient(CoreV1Api);
+    const namespace = sandbox.namespace;
+    const owner = await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: 'gc-owner' }, data: { note: 'owner' } },
+    });
+    await core.createNamespacedSecret({
+      namespace,
+      body: {
+        metadata: {
+          name: 'gc-owned',
+          ownerReferences: [
+            { apiVersion: 'v1', kind: 'ConfigMap', name: 'gc-owner', uid: owner.metadata?.uid ?? '' },
+          ],
+        },
+        stringData: { note: 'owned' },
+      },
+    });
+    await core.deleteNamespacedConfigMap({ namespace, name: 'gc-owner' });
+    await waitFor(
+      async () => {
+        try {
+          await core.readNamespacedSecret({ namespace, name: 'gc-owned' });
+          return false;
+        } catch (error) {
+          return statusCodeOf(error) === 404;
+        }
+      },
+      { timeoutMs: 30_000, message: 'the garbage collector to delete the owned Secret' },
+    );
+  }, 45_000);
 
   it('stops every process and removes its directories', async () => {
     const dir = sandbox.cluster.dir ?? '';
