@@ -15,6 +15,7 @@ import { queueEvents } from '../runtime/event-queue.ts';
 import { createEventRecorder, kubeEventsApi, type EventRecorder } from '../runtime/events.ts';
 import type { Manager } from '../runtime/manager.ts';
 import type { Reconciler } from '../runtime/reconcile.ts';
+import { connectionDependents, watchConnectionDependents } from './direct-dependents.ts';
 import type { DirectKindController, DirectServices } from './direct-kind.ts';
 import { createDirectReconciler } from './direct-reconciler.ts';
 import { createInformers, resourceOf, type OperatorInformers } from './informers.ts';
@@ -55,6 +56,8 @@ interface Wiring {
   readonly services: DirectServices;
   readonly events: EventRecorder;
   readonly controllers: Map<string, Controller>;
+  /** The managed kinds, filled in after the direct kinds are registered. */
+  readonly managed: WatchedKind[];
 }
 
 function informerFor(wiring: Wiring, kind: string) {
@@ -101,9 +104,19 @@ function addManagedKind(wiring: Wiring, kind: KindController): WatchedKind {
   };
 }
 
+/** The dependents lookup of a kind held by its dependents (the connection kinds). */
+function dependentsOf(wiring: Wiring, kind: DirectKindController) {
+  const name = kind.definition.kind;
+  if (!kind.heldByDependents) return undefined;
+  if (name !== 'Connection' && name !== 'ClusterConnection')
+    throw new Error(`cannot register ${name}: only connection kinds can be held by dependents`);
+  return connectionDependents(name, () => wiring.managed);
+}
+
 function addDirectKind(wiring: Wiring, kind: DirectKindController): WatchedKind {
   const { definition } = kind;
   const informer = informerFor(wiring, definition.kind);
+  const dependents = dependentsOf(wiring, kind);
   const reconciler = createDirectReconciler({
     schema: definition.spec,
     sync: kind.createSync(wiring.services),
@@ -111,6 +124,7 @@ function addDirectKind(wiring: Wiring, kind: DirectKindController): WatchedKind 
     patcher: customObjectPatcher(wiring.options.manager.kubeConfig, resourceOf(definition)),
     events: wiring.events,
     pollIntervalMs: wiring.options.defaultPollIntervalMs,
+    ...(dependents ? { dependents } : {}),
     now: wiring.options.now,
   });
   const controller = addController(wiring, definition, reconciler);
@@ -154,14 +168,14 @@ export function assembleOperator(options: AssembleOptions): AssembledOperator {
     }),
     { onDropped: manager.metrics.eventDropped, log: manager.log },
   );
-  const wiring: Wiring = { options, informers, services, events, controllers };
-  const watched = [
-    ...options.directKinds.map((kind) => addDirectKind(wiring, kind)),
-    ...options.kinds.map((kind) => addManagedKind(wiring, kind)),
-  ];
+  const wiring: Wiring = { options, informers, services, events, controllers, managed: [] };
+  const direct = options.directKinds.map((kind) => addDirectKind(wiring, kind));
+  wiring.managed.push(...options.kinds.map((kind) => addManagedKind(wiring, kind)));
+  const watched = [...direct, ...wiring.managed];
   for (const kind of watched) watchOwnSources(kind, informers);
   watchDependencies(watched, informers);
   watchNamespaceLabels(watched, informers);
+  watchConnectionDependents(wiring.managed, informers, controllers);
   return {
     services,
     informers,

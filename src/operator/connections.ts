@@ -12,12 +12,27 @@
  * service. In a namespace being deleted a Connection's current client is therefore frozen (no
  * rebuild when its Secrets go) and, once the Connection is gone, still handed to the resources
  * being deleted there, until the namespace is gone.
+ *
+ * Deletion of a connection itself: it is held (finalizer `coffer.dev/dependents`, see
+ * `direct-deletion.ts`) while resources using it may still need it to clean up. Meanwhile it
+ * serves resources that are being deleted, never live ones (no new or updated objects through a
+ * connection on its way out): with its last client, frozen like in a namespace deletion, or, when
+ * none is in memory (operator restart), one built from its spec and Secrets as they are. If the
+ * credentials are gone too, those resources wait (`ReferenceNotReady`, naming what is missing)
+ * until the Secret is back or they are abandoned.
+ *
+ * ClusterConnection admission is checked for every use except one: a resource being deleted whose
+ * object the operator recorded as its own (`status.id`, written only by the operator, equals the
+ * `coffer.dev/external-id` annotation) may delete it through the ClusterConnection it names even
+ * after its namespace lost admission, so that taking a namespace off a connection never strands
+ * what was created through it.
  */
 import type { Logger } from 'pino';
 import { clusterConnectionSpec, connectionSpec } from '../api/v1alpha1/index.ts';
 import type { RequestInfo } from '../client/index.ts';
 import {
   configMapKeyRefs,
+  MissingCredentialsError,
   readCredentials,
   secretKeyRefs,
   type ConnectionSettings,
@@ -32,7 +47,12 @@ import type { ObjectReader } from '../managed/kube-objects.ts';
 import { REFERENCE_NOT_READY } from '../managed/references.ts';
 import { CONDITION_READY, getCondition } from '../runtime/conditions.ts';
 import { TerminalError, WaitingError } from '../runtime/errors.ts';
-import { ANNOTATION_ABANDON, isBeingDeleted } from '../runtime/object-meta.ts';
+import {
+  ANNOTATION_ABANDON,
+  ANNOTATION_EXTERNAL_ID,
+  getAnnotation,
+  isBeingDeleted,
+} from '../runtime/object-meta.ts';
 import { ConnectionClientFactory, type ConnectionClient } from './connection-clients.ts';
 
 export type ConnectionKindName = 'Connection' | 'ClusterConnection';
@@ -80,15 +100,27 @@ export function connectionSettings(kind: ConnectionKindName, obj: ConnectionObje
   return schema.parse(obj.spec);
 }
 
-/** Why a connection cannot be used yet, or undefined when it is Ready for its current spec. */
-function whyNotUsable(connection: ConnectionObject): string | undefined {
-  if (isBeingDeleted(connection)) return 'it is being deleted';
+/**
+ * Why `user` cannot use a connection (yet), or undefined when it is Ready for its current spec —
+ * or being deleted while `user` is too (it is held for that; see the module comment).
+ */
+function whyNotUsable(connection: ConnectionObject, user: ManagedObject<unknown>): string | undefined {
+  if (isBeingDeleted(connection)) return isBeingDeleted(user) ? undefined : 'it is being deleted';
   const ready = getCondition(connection.status?.conditions, CONDITION_READY);
   if (ready?.status !== 'True') return 'it is not Ready';
   if (ready.observedGeneration !== connection.metadata.generation)
     return 'its latest spec is not verified yet';
   // Ready for this generation means the connection controller parsed this very spec.
   return undefined;
+}
+
+/**
+ * True for a resource being deleted whose external id the operator recorded as its own: the
+ * annotation and `status.id` (written only by the operator) agree.
+ */
+function isCleaningUpOwnObject(obj: ManagedObject<unknown>): boolean {
+  const id = getAnnotation(obj, ANNOTATION_EXTERNAL_ID);
+  return isBeingDeleted(obj) && id !== undefined && obj.status?.id === id;
 }
 
 interface ConnectionRef {
@@ -164,8 +196,10 @@ export class ConnectionResolver {
     const key = connectionKey(kind, obj);
     const namespace = kind === 'Connection' ? obj.metadata.namespace : undefined;
     // The namespace controller deleting a Connection's Secrets is no rotation, and a rebuild would
-    // fail: in a namespace being deleted the current client serves to the end.
-    const current = namespace && this.isTerminating(namespace) ? this.cache.peek(key) : undefined;
+    // fail: in a namespace being deleted, and for a connection being deleted, the current client
+    // serves to the end.
+    const freeze = isBeingDeleted(obj) || (namespace !== undefined && this.isTerminating(namespace));
+    const current = freeze ? this.cache.peek(key) : undefined;
     const frozen = await current?.catch(() => undefined);
     if (frozen) return frozen;
     const credentialVersion = await this.credentialVersion(obj, settings, namespace);
@@ -187,18 +221,37 @@ export class ConnectionResolver {
     const namespace = ref.kind === 'Connection' ? obj.metadata.namespace : undefined;
     const connection = await this.o.readers[ref.kind].get(namespace ? { namespace, name: ref.name } : ref);
     if (connection && ref.kind === 'ClusterConnection') this.checkAdmission(connection, obj);
-    const notReady = connection ? whyNotUsable(connection) : 'it does not exist';
+    const notReady = connection ? whyNotUsable(connection, obj) : 'it does not exist';
     if (notReady || !connection) {
       const last = await this.lastClientForNamespaceDeletion(obj, ref);
       if (last) return last;
       throw waitingFor(obj, ref, notReady ?? 'it does not exist', this.o.waitRequeueMs);
     }
     const settings = connectionSettings(ref.kind, connection);
-    const { client } = await this.clientFor(ref.kind, connection, settings);
+    const { client } = await this.clientForUser(ref, connection, settings, obj);
     const organizationId = connection.status?.organizationId;
     const key = connectionKey(ref.kind, connection);
     this.organizations.set(key, organizationId);
     return { client, key, ...(organizationId ? { organizationId } : {}) };
+  }
+
+  /**
+   * `clientFor` for a resource using `connection`. A connection being deleted whose credentials
+   * are gone makes the resource wait (it is the resource's deletion that needs them).
+   */
+  private async clientForUser(
+    ref: ConnectionRef,
+    connection: ConnectionObject,
+    settings: ConnectionSettings,
+    user: ManagedObject<unknown>,
+  ): Promise<ConnectionClient> {
+    try {
+      return await this.clientFor(ref.kind, connection, settings);
+    } catch (error) {
+      if (!(error instanceof MissingCredentialsError) || !isBeingDeleted(connection)) throw error;
+      const why = `it is being deleted and its credentials are gone (${error.message})`;
+      throw waitingFor(user, ref, why, this.o.waitRequeueMs);
+    }
   }
 
   /**
@@ -254,6 +307,7 @@ export class ConnectionResolver {
   private checkAdmission(connection: ConnectionObject, obj: ManagedObject<unknown>): void {
     const namespace = obj.metadata.namespace;
     if (!namespace) return; // Cluster-scoped resources may always use a ClusterConnection.
+    if (isCleaningUpOwnObject(obj)) return; // See the module comment.
     const allowed = (connection.spec as { allowedNamespaces?: AllowedNamespaces } | undefined)
       ?.allowedNamespaces;
     if (allowed && isNamespaceAllowed(allowed, namespace, this.o.namespaceLabels(namespace))) return;

@@ -1,8 +1,13 @@
 /**
  * Kinds that do not mirror a service object (Connection, ClusterConnection, Bootstrap) are
  * reconciled by a small dedicated reconciler (`direct-reconciler.ts`) instead of the managed one:
- * they have no external id, no deletion policy and no finalizer. Their status has the same shape
- * as every other kind's: `Ready` and `Synced` conditions with `observedGeneration`.
+ * they have no external id and no deletion policy. Their status has the same shape as every other
+ * kind's: `Ready` and `Synced` conditions with `observedGeneration`.
+ *
+ * A kind `heldByDependents` (Connection, ClusterConnection) carries the finalizer
+ * `coffer.dev/dependents`, added before its first sync: once deleted, it stays until no managed
+ * resource referring to it through `spec.connectionRef` holds Coffer's finalizer any more (see
+ * `direct-deletion.ts`), so those resources can still clean up in the service.
  *
  * A direct kind supplies a `sync` that looks at the world and says what Ready (and, for expected
  * failures such as rejected credentials, Synced) should be. Unexpected failures are thrown and
@@ -69,4 +74,9 @@ export interface DirectKindController<Spec = any, Status extends AdapterStatus =
   referencedConfigMaps?(obj: ManagedObject<Spec>): readonly NamedRef[];
   /** Kinds whose objects this kind creates and owns (e.g. Bootstrap → Connection): watched by owner. */
   readonly ownedKinds?: readonly string[];
+  /** True for connection kinds: deletion waits for the resources that use it (module comment). */
+  readonly heldByDependents?: boolean;
 }
+
+/** The finalizer of `heldByDependents` kinds. */
+export const DEPENDENTS_FINALIZER = 'coffer.dev/dependents';

@@ -5,8 +5,9 @@ import { ServerError } from '../client/index.ts';
 import type { ManagedObject } from '../managed/external-client.ts';
 import { createEventRecorder } from '../runtime/events.ts';
 import { createLogger } from '../runtime/logger.ts';
-import { ANNOTATION_PAUSED } from '../runtime/object-meta.ts';
-import type { DirectOutcome, DirectSync } from './direct-kind.ts';
+import { ANNOTATION_ABANDON, ANNOTATION_PAUSED } from '../runtime/object-meta.ts';
+import type { DependentsLookup } from './direct-deletion.ts';
+import { DEPENDENTS_FINALIZER, type DirectOutcome, type DirectSync } from './direct-kind.ts';
 import { createDirectReconciler } from './direct-reconciler.ts';
 
 const schema = z.object({ url: z.string().min(1) });
@@ -19,6 +20,7 @@ function setup(
   sync: DirectSync<Spec>['sync'],
   spec: unknown = { url: 'http://x' },
   annotations?: Record<string, string>,
+  dependents?: DependentsLookup,
 ) {
   const store = new FakeObjectStore<ManagedObject<unknown>>();
   store.create({
@@ -36,6 +38,7 @@ function setup(
     patcher: store,
     events: createEventRecorder({ api: events, component: 'test' }),
     pollIntervalMs: 60_000,
+    ...(dependents ? { dependents } : {}),
     now: () => new Date('2030-01-01T00:00:00Z'),
   });
   return { store, events, forgotten, reconcile };
@@ -131,5 +134,52 @@ describe('createDirectReconciler', () => {
     const gone = setup(() => Promise.resolve(ready));
     expect(await gone.reconcile({ namespace: 'ns', name: 'other' }, context)).toEqual({});
     expect(gone.forgotten).toEqual(['other']);
+  });
+
+  describe('held by dependents', () => {
+    /** A held object, reconciled once (finalizer added), then deleted with `holding` dependents. */
+    async function deletedWhileHeld(holding: string[], annotations?: Record<string, string>) {
+      const t = setup(
+        () => Promise.resolve(ready),
+        undefined,
+        annotations,
+        () => holding,
+      );
+      await t.reconcile(request, context);
+      expect(t.store.peek(request)?.metadata.finalizers).toEqual([DEPENDENTS_FINALIZER]);
+      t.store.delete(request);
+      return t;
+    }
+
+    it('stays while dependents hold on, says whom it waits for, and keeps its client', async () => {
+      const holding = Array.from({ length: 12 }, (_, i) => `Project/ns/p${String(i).padStart(2, '0')}`);
+      const t = await deletedWhileHeld(holding);
+      const result = await t.reconcile(request, context);
+      const obj = t.store.peek(request);
+      expect(obj?.metadata.finalizers).toEqual([DEPENDENTS_FINALIZER]);
+      expect(obj?.status).toMatchObject({ organizationId: 'org-1', waitingFor: holding.slice(0, 10) });
+      const ready = obj?.status?.conditions?.find((c) => c.type === 'Ready');
+      expect(ready).toMatchObject({ status: 'False', reason: 'DeletionWaiting' });
+      expect(ready?.message).toContain('waiting for 12 resources');
+      expect(ready?.message).toContain('Project/ns/p09 and 2 more');
+      expect(result.requeueAfterMs).toBeGreaterThanOrEqual(60_000);
+      expect(t.forgotten).toEqual([]);
+    });
+
+    it('lets go once no dependent holds on, and forgets the client', async () => {
+      const holding = ['Project/ns/p'];
+      const t = await deletedWhileHeld(holding);
+      await t.reconcile(request, context);
+      holding.pop();
+      expect(await t.reconcile(request, context)).toEqual({});
+      expect(t.store.peek(request)).toBeUndefined();
+      expect(t.forgotten).toEqual(['c']);
+    });
+
+    it('lets go at once with the abandon annotation', async () => {
+      const t = await deletedWhileHeld(['Project/ns/p'], { [ANNOTATION_ABANDON]: 'true' });
+      await t.reconcile(request, context);
+      expect(t.store.peek(request)).toBeUndefined();
+    });
   });
 });

@@ -2,6 +2,10 @@
  * The reconciler of direct kinds (see `direct-kind.ts`): read from the cache, honour
  * `coffer.dev/paused`, validate the spec, run the kind's `sync`, write `Ready`/`Synced` with
  * observedGeneration (only when status changed), record events, requeue.
+ *
+ * With `dependents` (kinds held by their dependents) it also adds `coffer.dev/dependents` before
+ * the first sync, and on deletion keeps it until `direct-deletion.ts` releases the object; the
+ * kind's `forget` runs only once the object is released or gone.
  */
 import type { z } from 'zod';
 import type { AdapterStatus, ManagedObject } from '../managed/external-client.ts';
@@ -12,15 +16,17 @@ import { parseSpec } from '../managed/spec.ts';
 import { Reasons } from '../runtime/conditions.ts';
 import { jitter } from '../runtime/duration.ts';
 import type { EventInput, EventRecorder } from '../runtime/events.ts';
+import { ensureFinalizer } from '../runtime/finalizers.ts';
 import {
   ANNOTATION_PAUSED,
   isAnnotationTrue,
   isBeingDeleted,
   type ObjectPatcher,
 } from '../runtime/object-meta.ts';
-import type { ReconcileContext, Reconciler } from '../runtime/reconcile.ts';
+import type { ReconcileContext, Reconciler, Request, Result } from '../runtime/reconcile.ts';
 import { patchStatusIfChanged } from '../runtime/status.ts';
-import type { DirectOutcome, DirectSync } from './direct-kind.ts';
+import { finalizeHeldObject, type DependentsLookup } from './direct-deletion.ts';
+import { DEPENDENTS_FINALIZER, type DirectOutcome, type DirectSync } from './direct-kind.ts';
 
 export interface DirectReconcilerOptions<Spec, Status extends AdapterStatus> {
   readonly schema: z.ZodType<Spec>;
@@ -29,6 +35,8 @@ export interface DirectReconcilerOptions<Spec, Status extends AdapterStatus> {
   readonly patcher: ObjectPatcher<ManagedObject<unknown>>;
   readonly events: EventRecorder;
   readonly pollIntervalMs: number;
+  /** For kinds held by their dependents: who still holds on (see the module comment). */
+  readonly dependents?: DependentsLookup;
   readonly now?: () => Date;
 }
 
@@ -54,11 +62,13 @@ interface Write {
   readonly warning?: EventInput;
 }
 
-async function writeStatus(
-  obj: ManagedObject<unknown>,
-  write: Write,
-  settings: { patcher: ObjectPatcher<ManagedObject<unknown>>; events: EventRecorder; now: Date },
-): Promise<void> {
+interface Settings {
+  readonly patcher: ObjectPatcher<ManagedObject<unknown>>;
+  readonly events: EventRecorder;
+  readonly now: Date;
+}
+
+async function writeStatus(obj: ManagedObject<unknown>, write: Write, settings: Settings): Promise<void> {
   const end = { ready: write.ready, synced: write.synced, notReady: notYetReady };
   const parts = { id: write.id, adapterStatus: write.status };
   const { status: desired, syncedChanged } = desiredStatus(obj, end, parts, settings.now);
@@ -72,6 +82,57 @@ function requeueOf(outcome: DirectOutcome, pollIntervalMs: number): number | und
   return outcome.requeueAfterMs ?? jitter(pollIntervalMs, 0.1);
 }
 
+/** A held object being deleted: release it, or report whom it waits for and look again later. */
+async function reconcileHeldDeletion<Spec, Status extends AdapterStatus>(
+  obj: ManagedObject<unknown>,
+  request: Request,
+  options: DirectReconcilerOptions<Spec, Status> & { dependents: DependentsLookup },
+  settings: Settings,
+): Promise<Result> {
+  const deletion = await finalizeHeldObject(obj, options.patcher, options.dependents);
+  if (deletion.released) {
+    options.sync.forget?.(request);
+    return {};
+  }
+  await writeStatus(obj, { ...deletion.outcome, synced, events: [] }, settings);
+  // The dependents' watch enqueues it when one lets go; this requeue is only a safety net.
+  return { requeueAfterMs: jitter(options.pollIntervalMs, 0.1) };
+}
+
+/** The finalizer (for held kinds), the kind's sync, status and events; failures classified. */
+async function syncAndReport<Spec, Status extends AdapterStatus>(
+  read: ManagedObject<unknown>,
+  options: DirectReconcilerOptions<Spec, Status>,
+  settings: Settings,
+  context: ReconcileContext,
+): Promise<Result> {
+  let obj = read;
+  try {
+    if (options.dependents) obj = await ensureFinalizer(options.patcher, obj, DEPENDENTS_FINALIZER);
+    const spec = parseSpec(options.schema, obj.spec);
+    const outcome = await options.sync.sync({ ...obj, spec }, { ...context, now: settings.now });
+    const write = { ...outcome, synced: outcome.synced ?? synced, events: outcome.events ?? [] };
+    await writeStatus(obj, write, settings);
+    const after = requeueOf(outcome, options.pollIntervalMs);
+    return after === undefined ? {} : { requeueAfterMs: after };
+  } catch (error) {
+    const classified = classifyServiceError(error, 'reconcile', options.pollIntervalMs);
+    if (classified.errorClass === 'conflict') throw classified;
+    const failure: ConditionState = {
+      status: 'False',
+      reason: classified.reason,
+      message: classified.message,
+    };
+    const warning: EventInput = { type: 'Warning', reason: 'ReconcileFailed', message: classified.message };
+    try {
+      await writeStatus(obj, { synced: failure, events: [], warning }, settings);
+    } catch (statusError) {
+      context.log.warn({ err: statusError }, 'cannot write status after a failed reconcile');
+    }
+    throw classified;
+  }
+}
+
 /** Creates the reconciler of one direct kind. */
 export function createDirectReconciler<Spec, Status extends AdapterStatus>(
   options: DirectReconcilerOptions<Spec, Status>,
@@ -79,7 +140,8 @@ export function createDirectReconciler<Spec, Status extends AdapterStatus>(
   const now = options.now ?? (() => new Date());
   return async (request, context: ReconcileContext) => {
     const obj = await options.reader.get(request);
-    if (!obj || isBeingDeleted(obj)) {
+    const { dependents } = options;
+    if (!obj || (isBeingDeleted(obj) && !dependents)) {
       options.sync.forget?.(request);
       return {};
     }
@@ -88,28 +150,8 @@ export function createDirectReconciler<Spec, Status extends AdapterStatus>(
       await writeStatus(obj, { synced: pausedCondition, events: [] }, settings);
       return {};
     }
-    try {
-      const spec = parseSpec(options.schema, obj.spec);
-      const outcome = await options.sync.sync({ ...obj, spec }, { ...context, now: settings.now });
-      const write = { ...outcome, synced: outcome.synced ?? synced, events: outcome.events ?? [] };
-      await writeStatus(obj, write, settings);
-      const after = requeueOf(outcome, options.pollIntervalMs);
-      return after === undefined ? {} : { requeueAfterMs: after };
-    } catch (error) {
-      const classified = classifyServiceError(error, 'reconcile', options.pollIntervalMs);
-      if (classified.errorClass === 'conflict') throw classified;
-      const failure: ConditionState = {
-        status: 'False',
-        reason: classified.reason,
-        message: classified.message,
-      };
-      const warning: EventInput = { type: 'Warning', reason: 'ReconcileFailed', message: classified.message };
-      try {
-        await writeStatus(obj, { synced: failure, events: [], warning }, settings);
-      } catch (statusError) {
-        context.log.warn({ err: statusError }, 'cannot write status after a failed reconcile');
-      }
-      throw classified;
-    }
+    if (isBeingDeleted(obj) && dependents)
+      return reconcileHeldDeletion(obj, request, { ...options, dependents }, settings);
+    return syncAndReport(obj, options, settings, context);
   };
 }

@@ -37,7 +37,8 @@ export interface WatchedKind {
 
 const SECRET_INDEX = 'coffer.dev/secrets';
 const CONFIGMAP_INDEX = 'coffer.dev/configmaps';
-const DEPENDENCY_INDEX = 'coffer.dev/dependencies';
+/** Index of every dependent kind's informer: `Kind/namespace/name` of what an object depends on. */
+export const DEPENDENCY_INDEX = 'coffer.dev/dependencies';
 
 /** Runs a user function for an index; a throw (e.g. an unparsable spec) means "no values". */
 function safely(fn: () => readonly string[]): readonly string[] {
@@ -59,7 +60,7 @@ function refKeys(obj: ManagedObject<unknown>, refs: readonly NamedRef[]): string
 }
 
 /** `Kind/namespace/name` (empty namespace for cluster-scoped kinds). */
-function dependencyKey(kind: string, namespace: string | undefined, name: string): string {
+export function dependencyKey(kind: string, namespace: string | undefined, name: string): string {
   const clusterScoped = findKind(kind)?.scope === 'Cluster';
   return `${kind}/${clusterScoped ? '' : (namespace ?? '')}/${name}`;
 }

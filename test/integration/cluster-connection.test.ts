@@ -34,6 +34,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // The ClusterConnection waits for the resources using it: they go first.
+  for (const namespace of h?.namespaces ?? []) await h.delete('Project', 'user', { namespace });
+  for (const namespace of h?.namespaces ?? []) await h.waitForDeletion('Project', 'user', { namespace });
   await h?.stop();
 });
 

@@ -1,5 +1,6 @@
 // Deletion safety: deleting Coffer resources never hangs silently. With the service unreachable,
-// deletion protection on, or the Connection gone, the finalizer stays and a condition says why;
+// deletion protection on, or the Connection gone (abandoned by an admin while the resource still
+// needed it), the finalizer stays and a condition says why;
 // the `coffer.dev/abandon: "true"` annotation lets an admin drop the finalizer and leave the
 // service object in place. Orphan and ObserveOnly resources go without calling the service.
 // Deleting whole namespaces (with kube-controller-manager's namespace controller) is covered by
@@ -98,7 +99,14 @@ describe('deletion safety', () => {
     });
     await h.waitForReady('Connection', 'spare');
     const id = await readyProject('orphaned-connection', { connectionRef: { name: 'spare' } });
+    // A Connection waits for the resources that use it; an admin can make it go anyway.
     await h.delete('Connection', 'spare');
+    await h.waitForCondition('Connection', 'spare', {
+      type: 'Ready',
+      status: 'False',
+      reason: 'DeletionWaiting',
+    });
+    await h.patch('Connection', 'spare', abandon);
     await h.waitForDeletion('Connection', 'spare');
     await deleteBlockedThenAbandon('orphaned-connection', 'ReferenceNotReady', 'Connection spare');
     expect(await serviceHas(id)).toBe(true);

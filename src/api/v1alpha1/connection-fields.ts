@@ -107,6 +107,15 @@ const connectionStatusFields = {
     .max(256)
     .optional()
     .describe('Id of the organization the credentials belong to.'),
+  waitingFor: z
+    .array(z.string().max(512))
+    .max(10)
+    .optional()
+    .describe(
+      'While the connection is being deleted: the first resources (Kind/namespace/name) that still ' +
+        'hold Coffer’s finalizer and so still need this connection to clean up in the service. ' +
+        'The Ready condition gives the total.',
+    ),
 };
 
 /** Status of Connection and ClusterConnection. */

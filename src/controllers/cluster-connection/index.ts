@@ -17,4 +17,5 @@ export const clusterConnectionController: DirectKindController<
   createSync: (services) => connectionSync<ClusterConnectionSpec>('ClusterConnection', services),
   referencedSecrets: (obj) => secretKeyRefs(obj.spec, undefined),
   referencedConfigMaps: (obj) => configMapKeyRefs(obj.spec, undefined),
+  heldByDependents: true,
 };

@@ -12,4 +12,5 @@ export const connectionController: DirectKindController<ConnectionSpec, Connecti
   createSync: (services) => connectionSync<ConnectionSpec>('Connection', services),
   referencedSecrets: (obj) => secretKeyRefs(obj.spec, obj.metadata.namespace),
   referencedConfigMaps: (obj) => configMapKeyRefs(obj.spec, obj.metadata.namespace),
+  heldByDependents: true,
 };
