@@ -119,8 +119,9 @@ The rules the operator needs on coffer.dev resources, for a list of plural resou
 {{- define "coffer.cofferRules" -}}
 {{- $resources := . | fromYamlArray -}}
 # Read and watch every resource to reconcile it; patch to add and remove the coffer.dev/finalizer
-# and to record the coffer.dev/external-id and create-pending annotations (always JSON/merge
-# patches, never a full update). No delete: these objects belong to their users.
+# (coffer.dev/dependents on connections, held while resources using them may need them) and to
+# record the coffer.dev/external-id and create-pending annotations (always JSON/merge patches,
+# never a full update). No delete: these objects belong to their users.
 - apiGroups: ["coffer.dev"]
   resources:
   {{- range $resources }}

@@ -2,7 +2,8 @@
  * ClusterConnection: a cluster-scoped Connection shared with the namespaces in
  * `spec.allowedNamespaces`. Its own reconcile is the Connection's (verify the credentials); the
  * namespace admission happens when a resource resolves its `connectionRef` (see
- * `src/operator/connections.ts` and `admission.ts`).
+ * `src/operator/connections.ts` and `admission.ts`). Held by its dependents in every namespace,
+ * like a Connection.
  */
 import { clusterConnectionKind, type ClusterConnectionSpec } from '../../api/v1alpha1/index.ts';
 import type { DirectKindController } from '../../operator/direct-kind.ts';

@@ -1,6 +1,8 @@
 /**
  * Connection: a namespaced service URL plus credentials. Reconciled by the operator's direct
  * reconciler (it mirrors no service object): Ready once the service accepts the credentials.
+ * Held by its dependents: once deleted, it stays until no resource using it holds Coffer's
+ * finalizer (`src/operator/direct-deletion.ts`).
  */
 import { connectionKind, type ConnectionSpec } from '../../api/v1alpha1/index.ts';
 import type { DirectKindController } from '../../operator/direct-kind.ts';
