@@ -1,0 +1,146 @@
+// Client conformance: Infisical's official Go SDK (github.com/infisical/go-sdk, pinned in
+// test/clients/go-sdk/go.mod) runs unchanged against a devserver on loopback. The Go program
+// (test/clients/go-sdk) makes every SDK call and reports each outcome; this test asserts each
+// call. Calls whose endpoints the devserver does not serve are listed in NOT_SERVED and asserted
+// to answer the devserver's route-not-found 404, so serving one later makes this test point at it.
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  buildClient,
+  callNamed,
+  runClient,
+  type ClientCall,
+  type ClientProgram,
+  type ClientReport,
+} from '../support/client-conformance.ts';
+import { startContract, type Contract } from '../support/client-contract.ts';
+
+const goSdk: ClientProgram = {
+  name: 'go-sdk-conformance',
+  sourceDir: fileURLToPath(new URL('../clients/go-sdk/', import.meta.url)),
+  toolchain: 'go',
+  versionArgs: ['version'],
+  buildArgs: (out) => ['build', '-trimpath', '-o', out, '.'],
+  buildEnv: { GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod -buildvcs=false' },
+};
+
+const TOKEN_TTL = 3600;
+const TOKEN_MAX_TTL = 7200;
+
+/** What each served call must have returned. */
+const SERVED: Record<string, (call: ClientCall) => void> = {
+  'auth.universalAuthLogin': (c) =>
+    expect(c.detail).toEqual({
+      tokenType: 'Bearer',
+      expiresIn: TOKEN_TTL,
+      accessTokenMaxTTL: TOKEN_MAX_TTL,
+      hasToken: true,
+      clientUsesToken: true,
+    }),
+  'auth.renewAccessToken': (c) =>
+    expect(c.detail).toEqual({
+      tokenType: 'Bearer',
+      expiresIn: TOKEN_TTL,
+      accessTokenMaxTTL: TOKEN_MAX_TTL,
+      renewedTokenWorks: true,
+    }),
+  'secrets.create': (c) =>
+    expect(c.detail).toEqual({
+      secretKey: 'KEY_A',
+      version: 1,
+      type: 'shared',
+      valueMatches: true,
+      comment: 'from the Go SDK',
+    }),
+  'secrets.batch.create': (c) => expect(c.detail).toEqual({ keys: ['KEY_B', 'KEY_C'] }),
+  'secrets.listSecrets': (c) =>
+    expect(c.detail).toEqual({ keys: ['KEY_A', 'KEY_B', 'KEY_C'], hasETag: true }),
+  // The SDK turns the service's 304 into a NotModifiedError.
+  'secrets.listSecrets.ifNoneMatch': (c) => expect([c.ok, c.status]).toEqual([false, 304]),
+  'secrets.list.bySlug.attachToProcessEnv': (c) =>
+    expect(c.detail).toEqual({ keys: ['KEY_A', 'KEY_B', 'KEY_C'], processEnvSet: true }),
+  'secrets.retrieve': (c) => expect(c.detail).toEqual({ secretKey: 'KEY_A', version: 1, valueMatches: true }),
+  'secrets.update': (c) => expect(c.detail).toEqual({ version: 2, valueMatches: true }),
+  'secrets.retrieve.bySlug.version1': (c) => expect(c.detail).toEqual({ version: 1, valueMatches: true }),
+  'secrets.delete': (c) => expect(c.detail).toEqual({ secretKey: 'KEY_A' }),
+  'secrets.retrieve.afterDelete': (c) => expect([c.ok, c.status]).toEqual([false, 404]),
+  'folders.create': (c) => expect(c.detail).toEqual({ name: 'app', hasId: true, hasEnvId: true }),
+  'secrets.create.inFolder': (c) => expect(c.detail).toEqual({ secretKey: 'KEY_D' }),
+  'secrets.listSecrets.recursive': (c) =>
+    expect(c.detail).toEqual({
+      keys: ['KEY_B', 'KEY_C', 'KEY_D'],
+      paths: { KEY_B: '/', KEY_C: '/', KEY_D: '/app' },
+    }),
+  'folders.list': (c) => expect(c.detail).toEqual({ names: ['app'] }),
+  'folders.delete': (c) => expect(c.detail).toEqual({ sameId: true }),
+  'auth.revokeAccessToken': (c) => expect(c.detail).toEqual({ clientTokenCleared: true }),
+  'secrets.listSecrets.afterRevoke': (c) => expect([c.ok, c.status]).toEqual([false, 401]),
+};
+
+/** SDK calls the devserver does not serve (route not found), with the route the SDK calls. */
+const NOT_SERVED: Record<string, string> = {
+  'folders.update': 'PATCH /api/v1/folders/{folderId}',
+  'kms.keys.create': 'POST /api/v1/kms/keys',
+  'dynamicSecrets.list': 'GET /api/v1/dynamic-secrets',
+  'ssh.getSshHosts': 'GET /api/v1/ssh/hosts',
+  'auth.kubernetesRawServiceAccountTokenLogin': 'POST /api/v1/auth/kubernetes-auth/login',
+};
+
+let ctx: Contract;
+let report: ClientReport;
+
+beforeAll(async () => {
+  const binary = await buildClient(goSdk);
+  ctx = await startContract();
+  const project = await ctx.project();
+  const identity = await ctx.admin.identities.create({
+    name: 'go-sdk',
+    organizationId: ctx.orgId,
+    role: 'member',
+  });
+  await ctx.admin.memberships.create(project.id, identity.id, {
+    roles: [{ role: 'admin', isTemporary: false }],
+  });
+  const ua = await ctx.admin.identityAuth.universal.attach(identity.id, {
+    accessTokenTTL: TOKEN_TTL,
+    accessTokenMaxTTL: TOKEN_MAX_TTL,
+  });
+  const secret = await ctx.admin.universalAuthSecrets.create(identity.id, { description: 'go-sdk' });
+  report = await runClient(binary, {
+    SITE_URL: ctx.dev.url,
+    CLIENT_ID: ua.clientId,
+    CLIENT_SECRET: secret.clientSecret,
+    PROJECT_ID: project.id,
+    PROJECT_SLUG: project.slug,
+    ENVIRONMENT: 'dev',
+  });
+}, 900_000);
+
+afterAll(async () => {
+  await ctx?.close();
+});
+
+describe('Infisical Go SDK against the devserver', () => {
+  it('reports exactly the calls this test knows, served or not', () => {
+    expect(report.calls.map((c) => c.name).sort()).toEqual(
+      [...Object.keys(SERVED), ...Object.keys(NOT_SERVED)].sort(),
+    );
+  });
+
+  it.each(Object.keys(SERVED))('%s', (name) => {
+    const call = callNamed(report, name);
+    if (call.status === undefined || call.status < 300) expect(call.error).toBeUndefined();
+    SERVED[name]?.(call);
+  });
+
+  it.each(Object.entries(NOT_SERVED))('%s is not served (%s)', (name) => {
+    const call = callNamed(report, name);
+    expect(call.ok).toBe(false);
+    expect(call.status).toBe(404);
+  });
+
+  it('puts no token or secret value into its report', () => {
+    const text = JSON.stringify(report);
+    for (const value of ['alpha-value', 'beta-value', 'eyJ']) expect(text).not.toContain(value);
+  });
+});
