@@ -7,9 +7,10 @@
 // - deletionPolicy Orphan / managementPolicy ObserveOnly: the namespace goes, the objects stay;
 // - Delete with the service unreachable: the namespace stays Terminating, each resource says
 //   Synced=False ServiceUnreachable; `coffer.dev/abandon: "true"` lets it finish, objects kept;
-// - Delete with the Connection and its Secret certainly gone first (a short outage holds the
-//   resources back): they keep calling the service with the Connection's last client, and the
-//   namespace finishes with the service objects deleted once the service is back.
+// - Delete with the Connection's Secret certainly gone first (a short outage holds the resources
+//   back; the Connection itself waits for them, DeletionWaiting): they keep calling the service
+//   with the Connection's last client, and the namespace finishes with the service objects
+//   deleted once the service is back.
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, type V1Namespace } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -246,24 +247,27 @@ describe('deleting a namespace with Coffer resources', () => {
 
   // Runs last: no other namespace's resource calls the service meanwhile, so every faulted call
   // counted below comes from this namespace's resources.
-  it('finishes with Delete when the Connection and its Secret are gone before the resources', async () => {
+  it('finishes with Delete when the Connection is deleted and its Secret gone before the resources', async () => {
     const namespace = h.namespaces[4] ?? '';
     const ids = await populate(namespace, 'Delete');
     h.devserver.faults.update({ errorRatio: 1 });
     try {
       await core.deleteNamespace({ name: namespace });
+      // The Connection waits for its resources (coffer.dev/dependents); its Secret has no finalizer.
+      const waiting = (obj: { status?: { conditions?: { type: string; reason?: string }[] } } | undefined) =>
+        obj?.status?.conditions?.some((c) => c.type === 'Ready' && c.reason === 'DeletionWaiting') ?? false;
       await waitFor(
         async () =>
-          (await h.get('Connection', 'coffer', { namespace })) === undefined &&
+          waiting(await h.get('Connection', 'coffer', { namespace })) &&
           (await h.readSecret('token', { namespace })) === undefined,
         {
           timeoutMs: namespaceTimeoutMs,
           intervalMs: 250,
-          message: 'the Connection and its Secret to be gone',
+          message: 'the Connection to wait for its resources and its Secret to be gone',
         },
       );
-      // The resources keep trying to delete their service objects after their Connection is gone
-      // (ReferenceNotReady would stop them calling at all).
+      // The resources keep trying to delete their service objects with the Connection's last
+      // client after its Secret is gone (ReferenceNotReady would stop them calling at all).
       const errors = () => h.devserver.stats.snapshot().faults.errors;
       const seen = errors();
       await waitFor(() => errors() >= seen + 2 * kinds.length, {
