@@ -11,11 +11,12 @@
  * (`idBeforeCreate`) record the id in step 1 instead of the mark, and skip step 3.
  *
  * If the process dies between 2 and 3, the next reconcile finds the mark without an id and looks
- * the object up by its natural key (`recoverInterruptedCreate`): one match is adopted, none is
- * created again, several stop with `CreateIncomplete` for a human to decide. No duplicate.
+ * the object up by its natural key (`recoverInterruptedCreate`): a single match created after the
+ * mark is adopted, none is created again, anything undecidable stops with `CreateIncomplete` for
+ * a human to decide (`recoveryMatch` in ownership.ts). No duplicate, and no foreign object taken.
  */
 import { rfc3339 } from '../runtime/conditions.ts';
-import { TerminalError, TransientError } from '../runtime/errors.ts';
+import { TransientError } from '../runtime/errors.ts';
 import { finalizerPatch } from '../runtime/finalizers.ts';
 import {
   ANNOTATION_CREATE_PENDING,
@@ -31,11 +32,9 @@ import type {
   ManagedSpecFields,
   SecretOutputs,
 } from './external-client.ts';
+import { recoveryMatch } from './ownership.ts';
 import { view, type Run } from './run.ts';
 import { definitelyNotPerformed, describeError } from './service-errors.ts';
-
-/** Condition reason when an interrupted create cannot be resolved automatically. */
-export const CREATE_INCOMPLETE = 'CreateIncomplete';
 
 /** What the reconciler knows about the external object after observe/create/update. */
 export interface ExternalState<Status extends AdapterStatus> {
@@ -67,7 +66,9 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 /**
  * Records `id` in `coffer.dev/external-id` and clears `coffer.dev/create-pending` with one
  * unguarded merge patch (it must not lose a conflict race: the id is the only link to the
- * object just created), retried after each of `persistRetryDelaysMs`.
+ * object just created), retried after each of `persistRetryDelaysMs`. Through a ClusterConnection
+ * the id also goes into `status.id` at once: until it is there, the resource counts as adopting
+ * (ownership.ts), which such a connection may refuse.
  */
 export async function persistExternalId<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
   run: AnyRun<Spec, Refs, Status>,
@@ -82,6 +83,7 @@ export async function persistExternalId<Spec extends ManagedSpecFields, Refs, St
     if (delay > 0) await sleep(delay, run.context.signal);
     try {
       run.obj = await run.settings.patcher.mergePatch(refOf(run.obj), patch);
+      if (run.spec?.connectionRef?.kind === 'ClusterConnection') await recordOwnId(run, id);
       return;
     } catch (error) {
       lastError = error;
@@ -91,6 +93,18 @@ export async function persistExternalId<Spec extends ManagedSpecFields, Refs, St
   throw new TransientError('ReconcileError', `cannot record external id ${id}: ${describeError(lastError)}`, {
     cause: lastError,
   });
+}
+
+async function recordOwnId<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
+  run: AnyRun<Spec, Refs, Status>,
+  id: string,
+): Promise<void> {
+  try {
+    run.obj = await run.settings.patcher.mergePatchStatus(refOf(run.obj), { status: { id } });
+  } catch (error) {
+    // The end of the reconcile writes it again with the rest of the status.
+    run.context.log.warn({ err: error, externalId: id }, 'cannot record external id in status yet');
+  }
 }
 
 async function clearPendingMark<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
@@ -148,8 +162,9 @@ export async function createExternal<Spec extends ManagedSpecFields, Refs, Statu
 }
 
 /**
- * A create was interrupted (mark set, no id). Returns the adopted id, or undefined when nothing
- * matches (the caller creates). Several matches throw `TerminalError` (`CreateIncomplete`).
+ * A create was interrupted (mark set, no id). Returns the adopted id, or undefined when no match
+ * was created after the mark (the caller observes, then creates or refuses a foreign object).
+ * Undecidable cases throw `TerminalError` (`CreateIncomplete`).
  */
 export async function recoverInterruptedCreate<
   Spec extends ManagedSpecFields,
@@ -169,23 +184,14 @@ export async function recoverInterruptedCreate<
     annotationPatch(run.obj, {}),
     'check create mark',
   );
-  const ids = await client.findByNaturalKey(view(run), context);
-  const [only] = ids;
-  if (ids.length === 0 || only === undefined) return undefined;
-  if (ids.length > 1) {
-    const shown = ids.slice(0, 5).join(', ') + (ids.length > 5 ? ', ...' : '');
-    throw new TerminalError(
-      CREATE_INCOMPLETE,
-      `a create was interrupted and ${ids.length} external objects match this resource (${shown}): ` +
-        `check in the service which one belongs to this resource, set the ${ANNOTATION_EXTERNAL_ID} annotation ` +
-        `to its id and remove the ${ANNOTATION_CREATE_PENDING} annotation`,
-    );
-  }
+  const matches = await client.findByNaturalKey(view(run), context);
+  const only = recoveryMatch(run.obj, matches, run.settings.createClockSkewMs);
+  if (only === undefined) return undefined;
   await persistExternalId(run, only);
   run.events.push({
     type: 'Normal',
     reason: 'AdoptedExternal',
-    message: `adopted external object ${only} found by its natural key after an interrupted create`,
+    message: `adopted external object ${only}, created by this resource before an interruption`,
   });
   return only;
 }

@@ -3,6 +3,9 @@
  * missing external object as deleted, then remove the finalizer. The service's deletion
  * protection is reported as `Synced=False` reason `DeletionBlocked`; an admin can always let go
  * with the `coffer.dev/abandon: "true"` annotation (the finalizer is dropped, nothing is deleted).
+ * An object the resource may not manage (ownership.ts: protected, or an adoption its
+ * ClusterConnection refuses) is left in place: only what Coffer created or was explicitly and
+ * admissibly pointed at is ever deleted.
  */
 import { Reasons } from '../runtime/conditions.ts';
 import { TerminalError, WaitingError } from '../runtime/errors.ts';
@@ -16,8 +19,8 @@ import {
   hasFinalizer,
   isAnnotationTrue,
 } from '../runtime/object-meta.ts';
-import { CREATE_INCOMPLETE } from './create.ts';
 import type { AdapterStatus, ExternalClient, ExternalContext, ManagedSpecFields } from './external-client.ts';
+import { assertMayWrite, isNotOurs, recoveryMatch } from './ownership.ts';
 import { view, type Run } from './run.ts';
 import { describeError, isDeletionProtectionError, serviceStatus } from './service-errors.ts';
 import { deletionPolicyOf, INVALID_SPEC, isObserveOnly } from './spec.ts';
@@ -44,15 +47,38 @@ async function idAfterInterruptedCreate<Spec extends ManagedSpecFields, Refs, St
   context: ExternalContext<Refs>,
 ): Promise<string | undefined> {
   run.step = 'recover';
-  const ids = await client.findByNaturalKey(view(run), context);
-  if (ids.length > 1) {
+  const matches = await client.findByNaturalKey(view(run), context);
+  try {
+    return recoveryMatch(run.obj, matches, run.settings.createClockSkewMs);
+  } catch (error) {
+    if (!(error instanceof TerminalError)) throw error;
     throw new TerminalError(
-      CREATE_INCOMPLETE,
-      `cannot delete: a create was interrupted and ${ids.length} external objects match this resource ` +
-        `(${ids.slice(0, 5).join(', ')}); delete the right one in the service and set ${ANNOTATION_ABANDON}: "true"`,
+      error.reason,
+      `cannot delete: ${error.message}; or delete the right one in the service and set ${ANNOTATION_ABANDON}: "true"`,
+      { cause: error },
     );
   }
-  return ids[0];
+}
+
+/** Connects and checks that the resource may delete its object; undefined when it may not. */
+async function connectToDelete<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
+  run: Run<Spec, Refs, Status>,
+  id: string | undefined,
+): Promise<{ client: ExternalClient<Spec, Refs, Status>; context: ExternalContext<Refs> } | undefined> {
+  try {
+    const connected = await connect(run, true);
+    assertMayWrite(run, connected.client, connected.context);
+    return connected;
+  } catch (error) {
+    if (!isNotOurs(error)) throw error;
+    const which = id ? `external object ${id}` : 'the external object';
+    await release(run, {
+      type: 'Normal',
+      reason: 'OrphanedExternal',
+      message: `left ${which} in place: this resource may not delete it (${error.message})`,
+    });
+    return undefined;
+  }
 }
 
 async function deleteById<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
@@ -118,7 +144,9 @@ export async function deleteExternal<Spec extends ManagedSpecFields, Refs, Statu
     reason: Reasons.Deleting,
     message: `deleting ${id ? `external object ${id}` : 'the external object'}`,
   };
-  const { client, context } = await connect(run, true);
+  const connected = await connectToDelete(run, id);
+  if (!connected) return;
+  const { client, context } = connected;
   const target = id ?? (await idAfterInterruptedCreate(run, client, context));
   if (target) await deleteById(run, client, context, target);
   return release(

@@ -22,6 +22,8 @@ export type AdapterStatus = Readonly<Record<string, unknown>>;
 
 /** Spec fields the generic reconciler reads from every managed kind (all optional). */
 export interface ManagedSpecFields {
+  /** The connection the resource uses; a ClusterConnection makes adoption subject to its rules. */
+  readonly connectionRef?: { readonly kind?: string; readonly name?: string };
   /** `Delete` (default per kind) or `Orphan`. */
   readonly deletionPolicy?: string;
   /** `ObserveOnly` never writes to the service; anything else (`Default`) manages fully. */
@@ -95,6 +97,13 @@ export type Observation<Status extends AdapterStatus = AdapterStatus> =
       readonly diff?: string;
     };
 
+/** A service object found by natural key. */
+export interface NaturalKeyMatch {
+  readonly id: string;
+  /** RFC 3339 creation time, when the service reports it. */
+  readonly createdAt?: string | undefined;
+}
+
 /** The answer of `create`. */
 export interface Creation<Status extends AdapterStatus = AdapterStatus> {
   readonly externalId: string;
@@ -130,10 +139,18 @@ export interface ExternalClient<Spec, Refs, Status extends AdapterStatus = Adapt
   /** Deletes the service object. A 404 (already gone) may be thrown or swallowed: both are success. */
   delete(obj: ManagedObject<Spec>, ctx: BoundContext<Refs>): Promise<void>;
   /**
-   * Ids of service objects matching the resource's natural key (slug, name...). Used after an
-   * interrupted create: one match is adopted, none means create again, more is ambiguous.
+   * Service objects matching the resource's natural key (slug, name...), with their creation
+   * times when the service reports them. Used after an interrupted create: a single match created
+   * after the create-pending mark is adopted; any other match is not this resource's.
    */
-  findByNaturalKey(obj: ManagedObject<Spec>, ctx: ExternalContext<Refs>): Promise<readonly string[]>;
+  findByNaturalKey(obj: ManagedObject<Spec>, ctx: ExternalContext<Refs>): Promise<readonly NaturalKeyMatch[]>;
+  /**
+   * Optional: why the object this resource writes to is protected (e.g. "identity X is the
+   * identity Connection a/b authenticates as"), or undefined when it is not. A protected object
+   * is never created into, changed or deleted unless the resource names it by id and sets
+   * `coffer.dev/manage-protected: "true"` (see `ownership.ts`).
+   */
+  protectedReason?(obj: ManagedObject<Spec>, ctx: ExternalContext<Refs>): string | undefined;
   /**
    * Optional, for objects whose id follows from the spec and references and whose `create` may
    * run twice without harm (a folder of keys): the id `create` will return. The reconciler then
@@ -179,4 +196,12 @@ export interface ManagedAdapter<Spec, Refs, Status extends AdapterStatus = Adapt
    * its connection (see `client-cache.ts`). Throw `WaitingError` while the connection is not Ready.
    */
   connect(obj: ManagedObject<Spec>, ctx: ExternalContext<Refs>): Promise<ExternalClient<Spec, Refs, Status>>;
+}
+
+/** The natural-key match of a service object that reports its id and, maybe, its creation time. */
+export function naturalKeyMatch(object: {
+  readonly id: string;
+  readonly createdAt?: string | undefined;
+}): NaturalKeyMatch {
+  return object.createdAt === undefined ? { id: object.id } : { id: object.id, createdAt: object.createdAt };
 }

@@ -14,6 +14,9 @@ export const DEFAULT_POLL_INTERVAL_MS = 10 * 60_000;
 /** Default fixed requeue while waiting on a dependency. */
 export const DEFAULT_WAIT_REQUEUE_MS = 10_000;
 
+/** Default allowance for clock skew between the operator and the service. */
+export const DEFAULT_CREATE_CLOCK_SKEW_MS = 2 * 60_000;
+
 /** Everything the generic reconciler needs for one kind. */
 export interface ManagedReconcilerOptions<
   Spec extends ManagedSpecFields,
@@ -39,6 +42,11 @@ export interface ManagedReconcilerOptions<
   readonly jitterFactor?: number;
   /** Delays between attempts to record a new external id (default 200 ms, 1 s, 3 s). */
   readonly persistRetryDelaysMs?: readonly number[];
+  /**
+   * How much earlier than the create-pending mark the service may date an object this resource
+   * created (clock skew between operator and service; default 2 minutes). See `ownership.ts`.
+   */
+  readonly createClockSkewMs?: number;
   readonly now?: () => Date;
   readonly random?: () => number;
 }
@@ -61,6 +69,7 @@ export function withDefaults<Spec extends ManagedSpecFields, Refs, Status extend
     waitRequeueMs: options.waitRequeueMs ?? DEFAULT_WAIT_REQUEUE_MS,
     jitterFactor: options.jitterFactor ?? 0.1,
     persistRetryDelaysMs: options.persistRetryDelaysMs ?? [200, 1_000, 3_000],
+    createClockSkewMs: options.createClockSkewMs ?? DEFAULT_CREATE_CLOCK_SKEW_MS,
     now: options.now ?? (() => new Date()),
     random: options.random ?? Math.random,
   };

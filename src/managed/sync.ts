@@ -7,9 +7,10 @@ import { Reasons } from '../runtime/conditions.ts';
 import { WaitingError } from '../runtime/errors.ts';
 import { ensureFinalizer } from '../runtime/finalizers.ts';
 import { ANNOTATION_CREATE_PENDING, ANNOTATION_EXTERNAL_ID, getAnnotation } from '../runtime/object-meta.ts';
-import { createExternal, persistExternalId, recoverInterruptedCreate, type ExternalState } from './create.ts';
+import { createExternal, recoverInterruptedCreate, type ExternalState } from './create.ts';
 import type {
   AdapterStatus,
+  BoundContext,
   ExternalClient,
   ExternalContext,
   ManagedSpecFields,
@@ -17,6 +18,7 @@ import type {
   SecretOutputs,
 } from './external-client.ts';
 import { guardedAnnotator } from './guarded-annotations.ts';
+import { assertMayWrite, refuseForeign } from './ownership.ts';
 import { view, type ConditionState, type Run } from './run.ts';
 import { isObserveOnly } from './spec.ts';
 
@@ -71,26 +73,18 @@ async function whenMissing<Spec extends ManagedSpecFields, Refs, Status extends 
 async function whenExists<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
   run: Run<Spec, Refs, Status>,
   client: ExternalClient<Spec, Refs, Status>,
-  context: ExternalContext<Refs>,
+  context: BoundContext<Refs>,
   observation: Exists<Status>,
 ): Promise<ExternalState<Status>> {
-  const id = observation.externalId ?? context.externalId;
-  if (!id) throw new Error('cannot observe external object: the adapter found an object but returned no id');
-  if (id !== context.externalId) {
-    await persistExternalId(run, id);
-    run.events.push({
-      type: 'Normal',
-      reason: 'AdoptedExternal',
-      message: `adopted external object ${id} found by its natural key`,
-    });
-  } else if (run.obj.status?.id !== id && !run.events.some((event) => event.reason === 'AdoptedExternal')) {
+  const id = context.externalId;
+  if (run.obj.status?.id !== id) {
     run.events.push({ type: 'Normal', reason: 'AdoptedExternal', message: `adopted external object ${id}` });
   }
   if (observation.upToDate || isObserveOnly(run.spec)) {
     return { id, status: observation.status, secretData: observation.secretData };
   }
   run.step = 'update';
-  const update = await client.update(view(run), { ...context, externalId: id });
+  const update = await client.update(view(run), context);
   const what = observation.diff ? `: ${observation.diff}` : '';
   run.events.push({
     type: 'Normal',
@@ -132,6 +126,24 @@ function readiness<Spec extends ManagedSpecFields, Refs, Status extends AdapterS
 }
 
 /**
+ * Observes the object the resource names (or, without a name, the adapter's natural-key lookup).
+ * An object found by natural key is someone else's: `AlreadyExists` (ownership.ts, rule 1).
+ */
+async function observeOwn<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
+  run: Run<Spec, Refs, Status>,
+  client: ExternalClient<Spec, Refs, Status>,
+  context: ExternalContext<Refs>,
+): Promise<(Exists<Status> & { readonly id: string }) | { readonly exists: false }> {
+  run.step = 'observe';
+  const observation = await client.observe(view(run), context);
+  if (!observation.exists) return observation;
+  const id = observation.externalId ?? context.externalId;
+  if (!id) throw new Error('cannot observe external object: the adapter found an object but returned no id');
+  if (id !== context.externalId) await refuseForeign(run, [id]);
+  return { ...observation, id };
+}
+
+/**
  * Brings the external object in line with the spec and returns what status should record.
  * Throws on failure (classified by the caller).
  */
@@ -148,14 +160,14 @@ export async function syncExternal<Spec extends ManagedSpecFields, Refs, Status 
     const adopted = await recoverInterruptedCreate(run, client, context);
     if (adopted) context = { ...context, externalId: adopted };
   }
-  run.step = 'observe';
-  const observation = await client.observe(view(run), context);
+  const observation = await observeOwn(run, client, context);
+  assertMayWrite(run, client, context);
   if (observation.exists && !observeOnly) {
     run.step = 'finalize';
     run.obj = await ensureFinalizer(run.settings.patcher, run.obj);
   }
   const state = observation.exists
-    ? await whenExists(run, client, context, observation)
+    ? await whenExists(run, client, { ...context, externalId: observation.id }, observation)
     : await whenMissing(run, client, context);
   await publish(run, state.secretData);
   run.ready = readiness(run, client, state.status);

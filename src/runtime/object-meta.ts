@@ -11,8 +11,18 @@ import { ConflictError, isKubernetesConflict } from './errors.ts';
 /** Finalizer that keeps a resource until its external object is deleted or orphaned. */
 export const FINALIZER = 'coffer.dev/finalizer';
 
-/** The id of the external object this resource mirrors. Users may set it to adopt an object. */
+/**
+ * The id of the external object this resource mirrors. Coffer records it after a create; users
+ * set it to adopt an existing object (the only way an object Coffer did not create is managed).
+ */
 export const ANNOTATION_EXTERNAL_ID = 'coffer.dev/external-id';
+
+/**
+ * `"true"` lets a resource that names a protected object by id (an identity a Connection
+ * authenticates as, or one a Bootstrap created) change or delete it. Without it such an object
+ * is only observed, never written.
+ */
+export const ANNOTATION_MANAGE_PROTECTED = 'coffer.dev/manage-protected';
 
 /** Set (to an RFC 3339 time) just before an external create, cleared once the id is saved. */
 export const ANNOTATION_CREATE_PENDING = 'coffer.dev/create-pending';

@@ -464,6 +464,7 @@ export const connectionProbeKind: KindController = {
       const id = connection.organizationId ?? 'unknown-organization';
       const client: ExternalClient<unknown, unknown> = {
         async observe(_obj, ctx) {
+          if (!ctx.externalId) return { exists: false };
           if (connection.organizationId)
             await connection.client.identities.list(connection.organizationId, { signal: ctx.signal });
           return { exists: true, upToDate: true, externalId: id };
@@ -471,7 +472,7 @@ export const connectionProbeKind: KindController = {
         create: () => Promise.resolve({ externalId: id }),
         update: () => Promise.resolve({}),
         delete: () => Promise.resolve(),
-        findByNaturalKey: () => Promise.resolve([id]),
+        findByNaturalKey: () => Promise.resolve([]),
       };
       return client;
     },

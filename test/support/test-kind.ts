@@ -137,6 +137,10 @@ export interface StoredWidget {
   size: number;
   parentId?: string;
   deleteProtection?: boolean;
+  /** RFC 3339; set by `insert` when absent (the service dates what it creates). */
+  createdAt?: string;
+  /** Why the widget is protected (an adapter's `protectedReason`), if it is. */
+  protectedBy?: string;
 }
 
 type Operation = 'observe' | 'create' | 'update' | 'delete' | 'find';
@@ -168,7 +172,7 @@ export class FakeWidgetService {
   /** Inserts a widget directly (as if made outside Kubernetes) and returns its id. */
   insert(widget: StoredWidget): string {
     const id = this.naturalIds ? `n-${widget.name}` : `w-${this.nextId++}`;
-    this.widgets.set(id, { ...widget });
+    this.widgets.set(id, { createdAt: new Date().toISOString(), ...widget });
     return id;
   }
 
@@ -205,15 +209,18 @@ export function widgetClient(
     async observe(obj, ctx) {
       await Promise.resolve();
       service.call('observe', ctx.externalId ?? '-');
-      const stored = ctx.externalId ? service.widgets.get(ctx.externalId) : undefined;
-      if (!stored || !ctx.externalId) return { exists: false };
+      // Without an id, by name (natural key), as the real adapters do.
+      const id = ctx.externalId ?? [...service.widgets].find(([, w]) => w.name === obj.spec.name)?.[0];
+      const stored = id ? service.widgets.get(id) : undefined;
+      if (!stored || !id) return { exists: false };
       const want = desired(obj, ctx.references);
       const upToDate = stored.size === want.size && stored.name === want.name;
       return {
         exists: true,
         upToDate,
+        externalId: id,
         status: statusOf(stored),
-        secretData: outputs(obj, ctx.externalId, service),
+        secretData: outputs(obj, id, service),
         ...(upToDate ? {} : { diff: `size ${stored.size} -> ${want.size}` }),
       };
     },
@@ -242,10 +249,15 @@ export function widgetClient(
     async findByNaturalKey(obj) {
       await Promise.resolve();
       service.call('find', obj.spec.name);
-      return [...service.widgets].filter(([, w]) => w.name === obj.spec.name).map(([id]) => id);
+      return [...service.widgets]
+        .filter(([, w]) => w.name === obj.spec.name)
+        .map(([id, w]) => ({ id, ...(w.createdAt ? { createdAt: w.createdAt } : {}) }));
     },
     requeueAfterMs(obj) {
       return obj.spec.expired ? undefined : obj.spec.checkAfterMs;
+    },
+    protectedReason(_obj, ctx) {
+      return ctx.externalId ? service.widgets.get(ctx.externalId)?.protectedBy : undefined;
     },
     ...(service.naturalIds
       ? { idBeforeCreate: (obj: ManagedObject<WidgetSpec>) => `n-${obj.spec.name}` }

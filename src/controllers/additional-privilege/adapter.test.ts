@@ -91,7 +91,9 @@ describe('AdditionalPrivilege adapter', () => {
     });
     const client = await connect();
     const obj = privilege('adopted');
-    expect(await client.findByNaturalKey(obj, context(refs))).toEqual([existing.id]);
+    expect(await client.findByNaturalKey(obj, context(refs))).toEqual([
+      { id: existing.id, createdAt: expect.any(String) as string },
+    ]);
     expect(await client.observe(obj, context(refs))).toMatchObject({
       exists: true,
       upToDate: true,

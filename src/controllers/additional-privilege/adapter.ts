@@ -20,7 +20,7 @@ import type {
 } from '../../managed/external-client.ts';
 import { TransientError } from '../../runtime/errors.ts';
 import type { OperatorServices } from '../kind-controller.ts';
-import { guarded, getPrivilege, idsBySlug, requireMembership, type LookupScope } from './lookup.ts';
+import { guarded, getPrivilege, matchesBySlug, requireMembership, type LookupScope } from './lookup.ts';
 import {
   createRequest,
   driftedFields,
@@ -101,7 +101,7 @@ function privilegeClient(
   return {
     async observe(obj, ctx) {
       const scope = scopeOf(obj, ctx.references, ctx.signal);
-      const id = ctx.externalId ?? (await idsBySlug(client, scope, obj.spec.slug))[0];
+      const id = ctx.externalId ?? (await matchesBySlug(client, scope, obj.spec.slug))[0]?.id;
       const privilege = id ? await getPrivilege(client, scope, id) : undefined;
       return privilege ? observed(obj, scope, privilege) : { exists: false };
     },
@@ -140,7 +140,7 @@ function privilegeClient(
     async findByNaturalKey(obj, ctx) {
       const { identityId, projectId, projectSlug } = ctx.references;
       if (!identityId || !projectId || !projectSlug) return [];
-      return idsBySlug(client, scopeOf(obj, ctx.references, ctx.signal), obj.spec.slug);
+      return matchesBySlug(client, scopeOf(obj, ctx.references, ctx.signal), obj.spec.slug);
     },
     readyCheck: (obj, status) =>
       windowReadiness(obj.spec, windowOf(status), renewState(obj, status?.renewedGeneration), now()),

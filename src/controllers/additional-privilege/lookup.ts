@@ -6,6 +6,7 @@
  * membership means the privilege itself is gone.
  */
 import type { IdentityMembership, Privilege, ServiceClient } from '../../client/index.ts';
+import { naturalKeyMatch, type NaturalKeyMatch } from '../../managed/external-client.ts';
 import { serviceStatus } from '../../managed/service-errors.ts';
 import { WaitingError } from '../../runtime/errors.ts';
 import type { PrivilegeOwner } from './mapping.ts';
@@ -87,11 +88,15 @@ export function getPrivilege(
 }
 
 /** Ids of the identity's privileges in the project with `slug` (v1 list: the natural key). */
-export async function idsBySlug(client: ServiceClient, scope: LookupScope, slug: string): Promise<string[]> {
+export async function matchesBySlug(
+  client: ServiceClient,
+  scope: LookupScope,
+  slug: string,
+): Promise<NaturalKeyMatch[]> {
   const { owner, projectSlug, signal } = scope;
   try {
     const list = await client.privileges.v1.list({ identityId: owner.identityId, projectSlug }, { signal });
-    return list.filter((p) => p.slug === slug).map((p) => p.id);
+    return list.filter((p) => p.slug === slug).map(naturalKeyMatch);
   } catch (error) {
     // 404: no membership, hence no privileges.
     if (serviceStatus(error) === 404) return [];

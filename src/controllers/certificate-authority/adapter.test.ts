@@ -3,7 +3,7 @@ import * as x509 from '../../x509.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startContract, type Contract } from '../../../test/support/client-contract.ts';
 import { certificateAuthoritySpec, type CertificateAuthoritySpec } from '../../api/v1alpha1/index.ts';
-import { CREATE_INCOMPLETE } from '../../managed/create.ts';
+import { CREATE_INCOMPLETE } from '../../managed/ownership.ts';
 import type { ExternalClient, ManagedObject } from '../../managed/external-client.ts';
 import { TerminalError, WaitingError } from '../../runtime/errors.ts';
 import {

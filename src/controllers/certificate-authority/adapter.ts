@@ -12,7 +12,7 @@
  */
 import type { CertificateAuthoritySpec } from '../../api/v1alpha1/index.ts';
 import type { CaCertificate, CertificateAuthority, ServiceClient } from '../../client/index.ts';
-import { CREATE_INCOMPLETE } from '../../managed/create.ts';
+import { CREATE_INCOMPLETE } from '../../managed/ownership.ts';
 import type { ExternalClient, ManagedAdapter } from '../../managed/external-client.ts';
 import { serviceStatus } from '../../managed/service-errors.ts';
 import { TerminalError } from '../../runtime/errors.ts';

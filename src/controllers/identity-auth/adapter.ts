@@ -19,6 +19,7 @@ import type {
   Observation,
   Update,
 } from '../../managed/external-client.ts';
+import { naturalKeyMatch } from '../../managed/external-client.ts';
 import { resolveReference } from '../../managed/references.ts';
 import { isObserveOnly } from '../../managed/spec.ts';
 import { getAnnotation } from '../../runtime/object-meta.ts';
@@ -203,7 +204,7 @@ function identityAuthClient(
     async findByNaturalKey(obj, ctx) {
       const binding = bindingFor(client, obj.spec.method);
       const observed = await binding.get(ctx.references.identityId, { signal: ctx.signal });
-      return observed ? [observed.config.id] : [];
+      return observed ? [naturalKeyMatch(observed.config)] : [];
     },
     requeueAfterMs(obj, status) {
       if (isObserveOnly(obj.spec)) return undefined;

@@ -119,7 +119,9 @@ describe('Identity adapter', () => {
     const obj = identity('app-five', { hasDeleteProtection: true });
     const { client, refs } = await setup(obj);
     const { externalId } = await client.create(obj, context(refs));
-    await expect(client.findByNaturalKey(obj, context(refs))).resolves.toEqual([externalId]);
+    await expect(client.findByNaturalKey(obj, context(refs))).resolves.toEqual([
+      { id: externalId, createdAt: expect.any(String) as string },
+    ]);
     expect(await client.observe(obj, context(refs))).toMatchObject({ exists: true, externalId });
     const error: unknown = await client.delete(obj, bound(refs, externalId)).catch((e: unknown) => e);
     expect(isDeletionProtectionError(error)).toBe(true);

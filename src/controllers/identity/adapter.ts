@@ -17,6 +17,7 @@ import type {
   ManagedAdapter,
   ManagedObject,
 } from '../../managed/external-client.ts';
+import { naturalKeyMatch } from '../../managed/external-client.ts';
 import { serviceStatus } from '../../managed/service-errors.ts';
 import { isObserveOnly } from '../../managed/spec.ts';
 import { TerminalError, WaitingError } from '../../runtime/errors.ts';
@@ -157,7 +158,7 @@ function identityClient(connection: ResolvedConnection, services: OperatorServic
       await client.identities.delete(ctx.externalId, { signal: ctx.signal });
     },
     async findByNaturalKey(obj, ctx) {
-      return (await byName(client, connection, obj, ctx.signal)).map((identity) => identity.id);
+      return (await byName(client, connection, obj, ctx.signal)).map(naturalKeyMatch);
     },
     requeueAfterMs(obj, status) {
       if (isObserveOnly(obj.spec)) return undefined;

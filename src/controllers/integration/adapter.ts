@@ -17,6 +17,7 @@ import type {
   ManagedAdapter,
   ManagedObject,
 } from '../../managed/external-client.ts';
+import { naturalKeyMatch } from '../../managed/external-client.ts';
 import { serviceStatus } from '../../managed/service-errors.ts';
 import { TerminalError } from '../../runtime/errors.ts';
 import { ANNOTATION_EXTERNAL_ID } from '../../runtime/object-meta.ts';
@@ -151,7 +152,7 @@ function integrationClient(client: ServiceClient): Client {
     },
     async findByNaturalKey(obj, ctx) {
       const matches = await byNaturalKey(client, obj, resolved(ctx.references).projectId, ctx.signal);
-      return matches.map((integration) => integration.id);
+      return matches.map(naturalKeyMatch);
     },
     readyCheck(_obj, status) {
       if (status?.credentialsApplied === false) {

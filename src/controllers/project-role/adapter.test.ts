@@ -62,7 +62,9 @@ describe('ProjectRole adapter', () => {
       upToDate: true,
       externalId: existing.id,
     });
-    expect(await client.findByNaturalKey(obj, context(refs))).toEqual([existing.id]);
+    expect(await client.findByNaturalKey(obj, context(refs))).toEqual([
+      { id: existing.id, createdAt: expect.any(String) as string },
+    ]);
   });
 
   it('reports drift made in the service and corrects it with one update', async () => {

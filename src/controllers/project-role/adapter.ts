@@ -17,6 +17,7 @@ import type {
   Observation,
   ResolveContext,
 } from '../../managed/external-client.ts';
+import { naturalKeyMatch } from '../../managed/external-client.ts';
 import { resolveReference } from '../../managed/references.ts';
 import { describeError, serviceStatus } from '../../managed/service-errors.ts';
 import { ANNOTATION_ABANDON } from '../../runtime/object-meta.ts';
@@ -131,7 +132,7 @@ function roleClient(client: ServiceClient): ExternalClient<ProjectRoleSpec, Proj
     },
     async findByNaturalKey(obj, ctx) {
       const role = await findBySlug(client, ctx.references.projectId, obj.spec.slug, ctx.signal);
-      return role ? [role.id] : [];
+      return role ? [naturalKeyMatch(role)] : [];
     },
   };
 }

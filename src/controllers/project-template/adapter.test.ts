@@ -80,7 +80,9 @@ describe('ProjectTemplate adapter', () => {
         { name: 'Development', slug: 'dev', position: 1 },
       ],
     });
-    expect(await client.findByNaturalKey(obj, context(undefined))).toEqual([existing.id]);
+    expect(await client.findByNaturalKey(obj, context(undefined))).toEqual([
+      { id: existing.id, createdAt: expect.any(String) as string },
+    ]);
     expect(await client.observe(obj, context(undefined))).toMatchObject({
       exists: true,
       upToDate: true,

@@ -11,6 +11,7 @@
 import type { ProjectTemplateSpec } from '../../api/v1alpha1/index.ts';
 import type { ProjectTemplate, ServiceClient } from '../../client/index.ts';
 import type { ExternalClient, ManagedAdapter, Observation } from '../../managed/external-client.ts';
+import { naturalKeyMatch } from '../../managed/external-client.ts';
 import { serviceStatus } from '../../managed/service-errors.ts';
 import { TerminalError } from '../../runtime/errors.ts';
 import type { OperatorServices } from '../kind-controller.ts';
@@ -90,7 +91,7 @@ function templateClient(client: ServiceClient): ExternalClient<ProjectTemplateSp
       await client.projectTemplates.delete(ctx.externalId, { signal: ctx.signal });
     },
     async findByNaturalKey(obj, ctx) {
-      return (await findByName(client, obj.spec.name, ctx.signal)).map((template) => template.id);
+      return (await findByName(client, obj.spec.name, ctx.signal)).map(naturalKeyMatch);
     },
   };
 }

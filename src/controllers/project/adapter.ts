@@ -17,6 +17,7 @@ import type {
   Observation,
   ResolveContext,
 } from '../../managed/external-client.ts';
+import { naturalKeyMatch } from '../../managed/external-client.ts';
 import { resolveReference, type ReferencedObject } from '../../managed/references.ts';
 import { serviceStatus } from '../../managed/service-errors.ts';
 import { isObserveOnly } from '../../managed/spec.ts';
@@ -103,7 +104,7 @@ function projectClient(client: ServiceClient): ExternalClient<ProjectSpec, Proje
     },
     async findByNaturalKey(obj, ctx) {
       const project = await findProjectBySlug(client, obj.spec.slug, ctx.signal);
-      return project ? [project.id] : [];
+      return project ? [naturalKeyMatch(project)] : [];
     },
     requeueAfterMs(obj, status) {
       if (isObserveOnly(obj.spec) || environmentsRecorded(obj.spec, status)) return undefined;

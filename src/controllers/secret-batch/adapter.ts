@@ -192,7 +192,7 @@ function batchClient(deps: Deps, connection: ResolvedConnection): Client {
       await client.secrets.batchDelete({ ...where, secrets }, { signal: ctx.signal });
     },
     findByNaturalKey(obj, ctx) {
-      return Promise.resolve([externalIdOf(scopeOf(obj, ctx.references.projectId))]);
+      return Promise.resolve([{ id: externalIdOf(scopeOf(obj, ctx.references.projectId)) }]);
     },
     idBeforeCreate(obj, ctx) {
       return externalIdOf(scopeOf(obj, ctx.references.projectId));

@@ -1,0 +1,202 @@
+import { describe, expect, it } from 'vitest';
+import { ns, setupManaged as setup } from '../../test/support/managed-harness.ts';
+import {
+  ANNOTATION_CREATE_PENDING,
+  ANNOTATION_EXTERNAL_ID,
+  ANNOTATION_MANAGE_PROTECTED,
+  FINALIZER,
+} from '../runtime/object-meta.ts';
+import { recoveryMatch } from './ownership.ts';
+
+const mark = '2026-01-01T00:00:00Z';
+const skewMs = 120_000;
+const marked = { metadata: { annotations: { [ANNOTATION_CREATE_PENDING]: mark } } };
+
+describe('recoveryMatch (after an interrupted create)', () => {
+  it.each([
+    { case: 'no match', matches: [], adopted: undefined },
+    {
+      case: 'one match created after the mark',
+      matches: [{ id: 'a', createdAt: '2026-01-01T00:00:05Z' }],
+      adopted: 'a',
+    },
+    {
+      case: 'one match created within the clock-skew allowance before the mark',
+      matches: [{ id: 'a', createdAt: '2025-12-31T23:59:00Z' }],
+      adopted: 'a',
+    },
+    {
+      case: 'a match older than the mark (someone else’s) beside a new one',
+      matches: [
+        { id: 'old', createdAt: '2025-06-01T00:00:00Z' },
+        { id: 'new', createdAt: '2026-01-01T00:00:01Z' },
+      ],
+      adopted: 'new',
+    },
+    {
+      case: 'only a match older than the mark',
+      matches: [{ id: 'old', createdAt: '2025-06-01T00:00:00Z' }],
+      adopted: undefined,
+    },
+  ])('$case', ({ matches, adopted }) => {
+    expect(recoveryMatch(marked, matches, skewMs)).toBe(adopted);
+  });
+
+  it.each([
+    {
+      case: 'two matches created after the mark',
+      matches: [
+        { id: 'a', createdAt: '2026-01-01T00:00:01Z' },
+        { id: 'b', createdAt: '2026-01-01T00:00:02Z' },
+      ],
+      text: '2 external objects created since may be the one it made (a, b)',
+    },
+    {
+      case: 'a match the service does not date',
+      matches: [{ id: 'a' }],
+      text: 'does not report when the matching object a',
+    },
+  ])('stops with CreateIncomplete for $case', ({ matches, text }) => {
+    expect(() => recoveryMatch(marked, matches, skewMs)).toThrow(
+      expect.objectContaining({
+        reason: 'CreateIncomplete',
+        message: expect.stringContaining(text) as string,
+      }),
+    );
+  });
+
+  it('stops with CreateIncomplete when the mark holds no valid time', () => {
+    const broken = { metadata: { annotations: { [ANNOTATION_CREATE_PENDING]: 'yesterday' } } };
+    expect(() => recoveryMatch(broken, [{ id: 'a', createdAt: mark }], skewMs)).toThrow(
+      expect.objectContaining({ reason: 'CreateIncomplete' }),
+    );
+  });
+});
+
+describe('managed reconciler: no implicit adoption', () => {
+  it('stops with AlreadyExists for an object it did not create, and touches nothing', async () => {
+    const t = setup();
+    const foreign = t.service.insert({ name: 'alpha', size: 7 });
+    t.create('a', { name: 'alpha', size: 3 });
+    const { error } = await t.reconcile('a');
+    expect(error).toMatchObject({ errorClass: 'terminal', reason: 'AlreadyExists' });
+    const message = t.condition('a', 'Synced')?.message ?? '';
+    expect(message).toContain(`id ${foreign}`);
+    expect(message).toContain(`${ANNOTATION_EXTERNAL_ID}: "${foreign}"`);
+    expect(t.service.writes()).toEqual([]);
+    expect(t.service.widgets.get(foreign)?.size).toBe(7);
+    const obj = t.get('a')!;
+    expect(obj.metadata.annotations?.[ANNOTATION_EXTERNAL_ID]).toBeUndefined();
+    expect(obj.metadata.finalizers ?? []).not.toContain(FINALIZER);
+    expect(t.events.list().map((e) => e.reason)).not.toContain('AdoptedExternal');
+
+    // Deleting the resource leaves the foreign object alone.
+    t.store.delete({ namespace: ns, name: 'a' });
+    await t.reconcile('a');
+    expect(t.get('a')).toBeUndefined();
+    expect(t.service.widgets.has(foreign)).toBe(true);
+  });
+
+  it('refuses for ObserveOnly too: observing needs the id', async () => {
+    const t = setup();
+    t.service.insert({ name: 'alpha', size: 7 });
+    t.create('a', { name: 'alpha', managementPolicy: 'ObserveOnly' });
+    expect((await t.reconcile('a')).error).toMatchObject({ reason: 'AlreadyExists' });
+  });
+
+  it('does not report AlreadyExists from a stale read: the guarded check conflicts instead', async () => {
+    const t = setup();
+    t.create('a', { name: 'alpha' });
+    await t.reconcile('a');
+    // The cache still serves the resource as it was before the create recorded its id.
+    t.store.serveOldVersion(
+      { namespace: ns, name: 'a' },
+      (o) => !o.metadata.annotations?.[ANNOTATION_EXTERNAL_ID],
+    );
+    const { error } = await t.reconcile('a');
+    expect(error).toMatchObject({ errorClass: 'conflict' });
+    expect(t.condition('a', 'Synced')?.status).toBe('True');
+  });
+
+  it('adopts explicitly: the annotation names the object', async () => {
+    const t = setup();
+    const id = t.service.insert({ name: 'alpha', size: 7 });
+    t.create('a', { name: 'alpha', size: 3 }, { [ANNOTATION_EXTERNAL_ID]: id });
+    await t.reconcile('a');
+    expect(t.service.writes()).toEqual([`update ${id}`]);
+    expect(t.events.list().map((e) => e.reason)).toEqual(['AdoptedExternal', 'UpdatedExternal']);
+  });
+
+  it('after an interrupted create, adopts only a match created after the mark', async () => {
+    const t = setup();
+    const old = t.service.insert({ name: 'alpha', size: 7, createdAt: '2025-06-01T00:00:00Z' });
+    t.create('a', { name: 'alpha' }, { [ANNOTATION_CREATE_PENDING]: mark });
+    const { error } = await t.reconcile('a');
+    expect(error).toMatchObject({ reason: 'AlreadyExists' });
+    expect(t.condition('a', 'Synced')?.message).toContain(`id ${old}`);
+    expect(t.service.writes()).toEqual([]);
+
+    const t2 = setup();
+    t2.service.insert({ name: 'alpha', size: 7, createdAt: '2025-06-01T00:00:00Z' });
+    const mine = t2.service.insert({ name: 'alpha', size: 1, createdAt: '2026-01-01T00:00:03Z' });
+    t2.create('a', { name: 'alpha' }, { [ANNOTATION_CREATE_PENDING]: mark });
+    await t2.reconcile('a');
+    expect(t2.get('a')?.metadata.annotations).toEqual({ [ANNOTATION_EXTERNAL_ID]: mine });
+    expect(t2.condition('a', 'Ready')?.status).toBe('True');
+  });
+});
+
+describe('managed reconciler: protected objects', () => {
+  const why = 'widget w-1 is the identity Connection ns/admin authenticates as';
+
+  function withProtected(annotations: Record<string, string>, spec: Record<string, unknown> = {}) {
+    const t = setup();
+    const id = t.service.insert({ name: 'alpha', size: 7, protectedBy: why });
+    t.create('a', { name: 'alpha', size: 3, ...spec }, { [ANNOTATION_EXTERNAL_ID]: id, ...annotations });
+    return { t, id };
+  }
+
+  it('never changes a protected object named by id without the opt-in', async () => {
+    const { t, id } = withProtected({});
+    const { error } = await t.reconcile('a');
+    expect(error).toMatchObject({ errorClass: 'terminal', reason: 'ProtectedObject' });
+    const message = t.condition('a', 'Synced')?.message ?? '';
+    expect(message).toContain(why);
+    expect(message).toContain(ANNOTATION_MANAGE_PROTECTED);
+    expect(t.service.writes()).toEqual([]);
+    expect(t.service.widgets.get(id)?.size).toBe(7);
+  });
+
+  it('leaves it in place when such a resource is deleted', async () => {
+    const { t, id } = withProtected({});
+    await t.reconcile('a');
+    t.store.edit({ namespace: ns, name: 'a' }, (o) => {
+      o.metadata.finalizers = [FINALIZER];
+    });
+    t.store.delete({ namespace: ns, name: 'a' });
+    await t.reconcile('a');
+    expect(t.get('a')).toBeUndefined();
+    expect(t.service.widgets.has(id)).toBe(true);
+    expect(t.service.writes()).toEqual([]);
+    expect(t.events.list().at(-1)).toMatchObject({
+      reason: 'OrphanedExternal',
+      message: expect.stringContaining(why) as string,
+    });
+  });
+
+  it('observes it with ObserveOnly', async () => {
+    const { t } = withProtected({}, { managementPolicy: 'ObserveOnly' });
+    await t.reconcile('a');
+    expect(t.condition('a', 'Ready')?.status).toBe('True');
+    expect(t.service.writes()).toEqual([]);
+  });
+
+  it('manages it with the opt-in annotation', async () => {
+    const { t, id } = withProtected({ [ANNOTATION_MANAGE_PROTECTED]: 'true' });
+    await t.reconcile('a');
+    expect(t.service.writes()).toEqual([`update ${id}`]);
+    t.store.delete({ namespace: ns, name: 'a' });
+    await t.reconcile('a');
+    expect(t.service.widgets.has(id)).toBe(false);
+  });
+});

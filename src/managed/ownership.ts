@@ -1,0 +1,170 @@
+/**
+ * Which service objects a resource may touch. The rules (README "Adoption and ownership"):
+ *
+ * 1. **No implicit adoption.** A resource without `coffer.dev/external-id` creates its object. If
+ *    the service already holds one with the same natural key, the resource stops with
+ *    `AlreadyExists`, naming the object's id and the annotation that adopts it.
+ * 2. **Recovery of Coffer's own interrupted create** is the one exception: with the
+ *    create-pending mark set, a single match created after the mark (less the clock-skew
+ *    allowance) is adopted; several, or one whose creation time the service does not report,
+ *    stop with `CreateIncomplete`; matches older than the mark are someone else's (rule 1).
+ * 3. **Explicit adoption** (the annotation names an id the resource has not recorded in
+ *    `status.id` yet) is allowed through a Connection; through a ClusterConnection only from the
+ *    namespaces its `spec.adoption.allowedNamespaces` admits (checked in the connection resolver,
+ *    reason `AdoptionNotAllowed`).
+ * 4. **Protected objects** (an identity some Connection authenticates as, or one a Bootstrap
+ *    created; the adapter says which via `protectedReason`) are never created into, changed or
+ *    deleted unless the resource sets `coffer.dev/manage-protected: "true"`; `ObserveOnly` may
+ *    always observe them. Reason `ProtectedObject`.
+ *
+ * A resource being deleted whose object it was never allowed to manage (rules 3 and 4) leaves
+ * the object in place and lets go.
+ */
+import { TerminalError } from '../runtime/errors.ts';
+import {
+  ANNOTATION_CREATE_PENDING,
+  ANNOTATION_EXTERNAL_ID,
+  ANNOTATION_MANAGE_PROTECTED,
+  annotationPatch,
+  getAnnotation,
+  isAnnotationTrue,
+  patchGuarded,
+  type KubeObject,
+} from '../runtime/object-meta.ts';
+import type {
+  AdapterStatus,
+  ExternalClient,
+  ExternalContext,
+  ManagedObject,
+  ManagedSpecFields,
+  NaturalKeyMatch,
+} from './external-client.ts';
+import { view, type Run } from './run.ts';
+import { isObserveOnly } from './spec.ts';
+
+/** Condition reason: an object with this resource's natural key exists and was not created by it. */
+export const ALREADY_EXISTS = 'AlreadyExists';
+/** Condition reason: an interrupted create cannot be resolved automatically. */
+export const CREATE_INCOMPLETE = 'CreateIncomplete';
+/** Condition reason: the object is protected and the resource did not opt in. */
+export const PROTECTED_OBJECT = 'ProtectedObject';
+/** Condition reason: a ClusterConnection does not allow adoption from the resource's namespace. */
+export const ADOPTION_NOT_ALLOWED = 'AdoptionNotAllowed';
+
+/** Reasons that mean "this resource may not write to the object it names". */
+const notOursReasons = new Set([PROTECTED_OBJECT, ADOPTION_NOT_ALLOWED]);
+
+/** True for an error saying the resource may not manage the object it names (rules 3 and 4). */
+export function isNotOurs(error: unknown): error is TerminalError {
+  return error instanceof TerminalError && notOursReasons.has(error.reason);
+}
+
+/**
+ * True when the resource names an object by annotation that it has not recorded as its own in
+ * `status.id` (written only by the operator): an explicit adoption not yet confirmed.
+ */
+export function isAdopting(obj: Pick<ManagedObject<unknown>, 'metadata' | 'status'>): boolean {
+  const id = getAnnotation(obj, ANNOTATION_EXTERNAL_ID);
+  return id !== undefined && obj.status?.id !== id;
+}
+
+function listIds(ids: readonly string[]): string {
+  return ids.slice(0, 5).join(', ') + (ids.length > 5 ? ', ...' : '');
+}
+
+/**
+ * Rule 1: throws `AlreadyExists` for objects found by natural key. A no-op patch guarded by
+ * resourceVersion first makes sure the resource was not read from a stale cache (where the id of
+ * an object this resource created may not be visible yet): then it throws a silent conflict.
+ */
+export async function refuseForeign<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
+  run: Run<Spec, Refs, Status>,
+  ids: readonly string[],
+): Promise<never> {
+  run.obj = await patchGuarded(
+    run.settings.patcher,
+    run.obj,
+    annotationPatch(run.obj, {}),
+    'check ownership',
+  );
+  const [first] = ids;
+  const which =
+    ids.length === 1
+      ? `an object with this resource's natural key already exists in the service (id ${first})`
+      : `${ids.length} objects with this resource's natural key already exist in the service (${listIds(ids)})`;
+  throw new TerminalError(
+    ALREADY_EXISTS,
+    `${which} and was not created by this resource; Coffer never takes over an object implicitly: ` +
+      `to manage it, set the annotation ${ANNOTATION_EXTERNAL_ID}: "${first ?? ''}" ` +
+      '(with managementPolicy ObserveOnly to only observe it), or change the name or slug in the spec',
+  );
+}
+
+/** Milliseconds since the epoch of an RFC 3339 time; undefined when absent or invalid. */
+function timeOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/**
+ * Rule 2: the match to adopt after an interrupted create, undefined when none of the matches was
+ * created after the mark (less `skewMs`). Throws `CreateIncomplete` when that cannot be decided:
+ * several candidates, a candidate the service does not date, or a mark without a valid time.
+ */
+export function recoveryMatch(
+  obj: KubeObject,
+  matches: readonly NaturalKeyMatch[],
+  skewMs: number,
+): string | undefined {
+  if (matches.length === 0) return undefined;
+  const hint =
+    `check in the service which one this resource created, set the ${ANNOTATION_EXTERNAL_ID} annotation ` +
+    `to its id and remove the ${ANNOTATION_CREATE_PENDING} annotation`;
+  const markedAt = timeOf(getAnnotation(obj, ANNOTATION_CREATE_PENDING));
+  if (markedAt === undefined)
+    throw new TerminalError(
+      CREATE_INCOMPLETE,
+      `a create was interrupted and the ${ANNOTATION_CREATE_PENDING} annotation holds no valid time, ` +
+        `so the matching objects (${listIds(matches.map((m) => m.id))}) cannot be told apart: ${hint}`,
+    );
+  const candidates = matches.filter((match) => {
+    const createdAt = timeOf(match.createdAt);
+    return createdAt === undefined || createdAt >= markedAt - skewMs;
+  });
+  const [only] = candidates;
+  if (!only) return undefined;
+  if (candidates.length > 1)
+    throw new TerminalError(
+      CREATE_INCOMPLETE,
+      `a create was interrupted and ${candidates.length} external objects created since may be the one it made ` +
+        `(${listIds(candidates.map((m) => m.id))}): ${hint}`,
+    );
+  if (timeOf(only.createdAt) === undefined)
+    throw new TerminalError(
+      CREATE_INCOMPLETE,
+      `a create was interrupted and the service does not report when the matching object ${only.id} ` +
+        `was created, so Coffer cannot tell whether this resource made it: ${hint}`,
+    );
+  return only.id;
+}
+
+/**
+ * Rule 4: throws `ProtectedObject` when the adapter reports the object protected and the
+ * resource did not opt in. ObserveOnly resources are never refused (they do not write).
+ */
+export function assertMayWrite<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
+  run: Run<Spec, Refs, Status>,
+  client: ExternalClient<Spec, Refs, Status>,
+  context: ExternalContext<Refs>,
+): void {
+  if (isObserveOnly(run.spec)) return;
+  const reason = client.protectedReason?.(view(run), context);
+  if (!reason || isAnnotationTrue(run.obj, ANNOTATION_MANAGE_PROTECTED)) return;
+  throw new TerminalError(
+    PROTECTED_OBJECT,
+    `${reason}: Coffer never changes or deletes it unless the resource names it by id ` +
+      `(${ANNOTATION_EXTERNAL_ID}) and sets ${ANNOTATION_MANAGE_PROTECTED}: "true"; ` +
+      'use managementPolicy ObserveOnly to only observe it',
+  );
+}
