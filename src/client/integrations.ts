@@ -1,5 +1,5 @@
 // Native integrations (list, get, update, delete) and their authentication records
-// (create with an access token, get, list, delete). Stored access tokens are never returned.
+// (create with an access token, get, update, list, delete). Stored access tokens are never returned.
 import { z } from 'zod';
 import type { CallOptions, HttpClient } from './http.ts';
 import { optString, timestamp } from './schemas.ts';
@@ -91,12 +91,21 @@ const accessTokenRequest = z.object({
 });
 export type CreateIntegrationAuthInput = z.input<typeof accessTokenRequest>;
 
+const authUpdateRequest = accessTokenRequest.omit({ workspaceId: true }).partial();
+export type UpdateIntegrationAuthInput = z.input<typeof authUpdateRequest>;
+
 /** Integration authentication records. */
 export interface IntegrationAuthApi {
   /** `POST /api/v1/integration-auth/access-token`. */
   createWithAccessToken(input: CreateIntegrationAuthInput, options?: CallOptions): Promise<IntegrationAuth>;
   /** `GET /api/v1/integration-auth/{id}`. */
   get(integrationAuthId: string, options?: CallOptions): Promise<IntegrationAuth>;
+  /** `PATCH /api/v1/integration-auth/{id}`: replaces the stored credentials of that record in place. */
+  update(
+    integrationAuthId: string,
+    input: UpdateIntegrationAuthInput,
+    options?: CallOptions,
+  ): Promise<IntegrationAuth>;
   /** `GET /api/v1/workspace/{projectId}/authorizations`. */
   list(projectId: string, options?: CallOptions): Promise<IntegrationAuth[]>;
   /** `DELETE /api/v1/integration-auth/{id}`. */
@@ -184,6 +193,12 @@ function integrationAuthApi(http: HttpClient): IntegrationAuthApi {
     get: async (integrationAuthId, options) => {
       const op = 'integrationAuth.get';
       return http.call({ operation: op, method: 'GET', path: one(integrationAuthId, op) }, single, options);
+    },
+    update: async (integrationAuthId, input, options) => {
+      const op = 'integrationAuth.update';
+      const body = validateRequest(authUpdateRequest, input, op);
+      const spec = { operation: op, method: 'PATCH', path: one(integrationAuthId, op), body } as const;
+      return http.call(spec, single, options);
     },
     list: async (projectId, options) => {
       const op = 'integrationAuth.list';

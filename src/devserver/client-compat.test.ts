@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call -- the tests read fields of arbitrary JSON answers */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- the tests read fields of arbitrary JSON answers */
 // Answers real clients rely on, each checked against the service's source (docs/service-facts.md,
 // "Client compatibility"): empty project parameters, auth-method response fields, environment
 // positions.
@@ -127,5 +127,52 @@ describe('environment positions', () => {
     expect(await positions()).toEqual({ dev: 1, staging: 2, prod: 3 });
     await t.call('PATCH', `${envPath()}/${dev.id}`, { body: { position: 3 } });
     expect(await positions()).toEqual({ staging: 1, prod: 2, dev: 3 });
+  });
+});
+
+describe('integration auth records', () => {
+  const create = (body: Record<string, unknown>) =>
+    t.call('POST', '/api/v1/integration-auth/access-token', {
+      body: { workspaceId: projectId, integration: 'aws-secret-manager', accessId: 'id', ...body },
+    });
+  const authIds = async () =>
+    (await t.call('GET', `/api/v1/workspace/${projectId}/authorizations`)).body.authorizations
+      .map((a: { id: string }) => a.id)
+      .sort();
+
+  it('creates a new record on every access-token call, even for the same integration type', async () => {
+    const first = await create({ accessToken: 'one' });
+    const second = await create({ accessToken: 'two' });
+    expect(first.status).toBe(200);
+    expect(second.body.integrationAuth.id).not.toBe(first.body.integrationAuth.id);
+    expect(await authIds()).toEqual([first.body.integrationAuth.id, second.body.integrationAuth.id].sort());
+  });
+
+  it('refuses an access-token call without accessToken (422, the validation envelope)', async () => {
+    const res = await create({});
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ statusCode: 422, error: expect.any(String) });
+    expect(await authIds()).toEqual([]);
+  });
+
+  it('updates a record in place with PATCH, keeping its id; 404 for an unknown id', async () => {
+    const created = (await create({ accessToken: 'one', namespace: 'ns' })).body.integrationAuth;
+    t.clock.now += 1000;
+    const res = await t.call('PATCH', `/api/v1/integration-auth/${created.id}`, {
+      body: { accessToken: 'two', url: 'https://vault.example.com' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.integrationAuth).toMatchObject({
+      id: created.id,
+      namespace: 'ns',
+      url: 'https://vault.example.com',
+    });
+    expect(res.body.integrationAuth.updatedAt).not.toBe(created.updatedAt);
+    expect(JSON.stringify(res.body)).not.toContain('two');
+    expect(await authIds()).toEqual([created.id]);
+    const missing = await t.call('PATCH', '/api/v1/integration-auth/00000000-0000-4000-8000-000000000000', {
+      body: { accessToken: 'x' },
+    });
+    expect(missing.status).toBe(404);
   });
 });

@@ -138,26 +138,16 @@ describe('Integration', () => {
     const existing = await seed('shop-app');
     id = existing.id;
     authId = existing.integrationAuthId;
-    // Whether this service updates the project's auth record of the type in place (the real one
-    // does) decides whether the credentials reach the integration's own record.
-    const probe = await h.service.integrations.auth.createWithAccessToken({
-      workspaceId: projectId,
-      integration: 'aws-secret-manager',
-    });
-    const inPlace = probe.id === authId;
-    if (!inPlace) await h.service.integrations.auth.delete(probe.id);
     const records = await authIds();
     await createIntegration('adopted', spec('shop-app', { pollInterval: '10s' }), id);
     const synced = await h.waitForCondition('Integration', 'adopted', { type: 'Synced', status: 'True' });
     expect(synced.status).toMatchObject({ id, integrationAuthId: authId, isActive: true });
     expect(synced.status?.authHash).toMatch(/^[0-9a-f]{64}$/);
     expect((await h.service.integrations.get(id)).region).toBe('eu-west-1');
-    const ready = await h.waitForCondition('Integration', 'adopted', {
-      type: 'Ready',
-      status: inPlace ? 'True' : 'False',
-      ...(inPlace ? {} : { reason: 'CredentialsNotApplied' }),
-    });
-    expect(ready.status?.credentialsApplied).toBe(inPlace);
+    // The credentials go into the integration's own auth record, in place (PATCH), so it is Ready.
+    const ready = await h.waitForCondition('Integration', 'adopted', { type: 'Ready', status: 'True' });
+    expect(ready.status?.credentialsApplied).toBe(true);
+    expect(routeCount('PATCH /api/v1/integration-auth/:integrationAuthId')).toBeGreaterThanOrEqual(1);
     expect(await authIds()).toEqual(records);
     expect((await h.service.integrations.get(id)).integrationAuthId).toBe(authId);
   });
@@ -182,9 +172,10 @@ describe('Integration', () => {
     );
   });
 
-  it('sends rotated credentials again within seconds, never touching the integration’s record', async () => {
+  it('sends rotated credentials again within seconds, into the integration’s own record', async () => {
     const before = await h.get('Integration', 'adopted');
     const records = await authIds();
+    const patches = routeCount('PATCH /api/v1/integration-auth/:integrationAuthId');
     await h.createSecret('aws', { id: 'AKIA-INTEGRATION', secret: rotatedToken });
     const rotated = await waitFor(
       async () => {
@@ -194,6 +185,8 @@ describe('Integration', () => {
       { timeoutMs: 20_000, message: 'a new credentials hash in status' },
     );
     expect(rotated.status?.integrationAuthId).toBe(authId);
+    expect(rotated.status?.credentialsApplied).toBe(true);
+    expect(routeCount('PATCH /api/v1/integration-auth/:integrationAuthId')).toBeGreaterThan(patches);
     expect((await h.service.integrations.get(id)).integrationAuthId).toBe(authId);
     expect(await authIds()).toEqual(records);
   });

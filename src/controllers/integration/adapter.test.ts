@@ -6,7 +6,7 @@ import type { ServiceClient } from '../../client/index.ts';
 import type { ExternalClient, ManagedObject } from '../../managed/external-client.ts';
 import { TerminalError } from '../../runtime/errors.ts';
 import { bound, context, fakeServices, managed, type FakeWorld } from '../project/testing.ts';
-import { CREDENTIALS_NOT_APPLIED, integrationAdapter } from './adapter.ts';
+import { integrationAdapter } from './adapter.ts';
 import { INTEGRATIONS_DEPRECATED } from './create.ts';
 import { credentialsHash, type Credentials } from './credentials.ts';
 import type { IntegrationStatusFields } from './mapping.ts';
@@ -99,12 +99,13 @@ describe('Integration adapter: adoption, drift, credentials', () => {
       isActive: true,
       region: 'eu-west-1',
     });
-    // This devserver stores credentials in a new record each time: not the integration's own.
+    // The credentials went into the integration's own record, in place: no record added or lost.
     expect(status).toMatchObject({
-      credentialsApplied: false,
+      credentialsApplied: true,
       integrationAuthId: existing.integrationAuthId,
+      authHash: credentialsHash(obj, credentials),
     });
-    expect(client.readyCheck?.(obj, status)).toMatchObject({ reason: CREDENTIALS_NOT_APPLIED });
+    expect(client.readyCheck?.(obj, status)).toBeUndefined();
     expect(await authIds()).toEqual(recordsBefore);
     expect(await contract.admin.integrations.get(existing.id)).toMatchObject({
       integrationAuthId: existing.integrationAuthId,
@@ -113,34 +114,24 @@ describe('Integration adapter: adoption, drift, credentials', () => {
     expect(settled).toMatchObject({ upToDate: true });
   });
 
-  it('applies credentials in place when the service updates the integration’s record', async () => {
+  it('rotates credentials in the integration’s own record on the next change', async () => {
     const existing = await seed('in-place');
     const obj = integration('in-place');
-    const admin = contract.admin;
-    // The real service upserts the project's record of the integration type: same id back.
-    const upserting: ServiceClient = {
-      ...admin,
-      integrations: {
-        ...admin.integrations,
-        auth: {
-          ...admin.integrations.auth,
-          createWithAccessToken: () => admin.integrations.auth.get(existing.integrationAuthId),
-        },
-      },
-    };
-    const client = await connect(obj, upserting);
-    const { status } = await client.update(obj, bound(refs(), existing.id));
-    expect(status).toMatchObject({
-      credentialsApplied: true,
-      authHash: credentialsHash(obj, credentials),
-    });
-    expect(client.readyCheck?.(obj, status)).toBeUndefined();
+    const client = await connect(obj);
+    const first = await client.update(obj, bound(refs(), existing.id));
     const rotated = { ...credentials, accessToken: 'token-value-2' };
     const after = await client.observe(
-      integration('in-place', {}, status),
+      integration('in-place', {}, first.status),
       context(refs(rotated), existing.id),
     );
     expect(after.exists && after.diff).toBe('credentials');
+    const recordsBefore = await authIds();
+    const { status } = await client.update(
+      integration('in-place', {}, first.status),
+      bound(refs(rotated), existing.id),
+    );
+    expect(status).toMatchObject({ credentialsApplied: true, authHash: credentialsHash(obj, rotated) });
+    expect(await authIds()).toEqual(recordsBefore);
   });
 
   it('refuses an ambiguous natural key and an integration of another type', async () => {

@@ -2,11 +2,11 @@
  * Integration-auth records: storing credentials, applying them to an integration's own record,
  * and removing a record nothing uses any more.
  *
- * The service stores credentials per project and integration type: the real one updates the
- * project's existing record of that type in place (same id), while a service that creates a new
- * record each time leaves the integration on its old one (an integration cannot be moved to
- * another record, and deleting its record deletes the integration). So Coffer never deletes the
- * record an integration uses; a record the call newly created and nothing uses is removed again.
+ * The service's `POST /api/v1/integration-auth/access-token` always creates a new record, and an
+ * integration cannot be moved to another record (deleting its record deletes the integration).
+ * So a create stores credentials in a new record for the new integration, while changed
+ * credentials of an existing (e.g. adopted) integration go into its own record in place with
+ * `PATCH /api/v1/integration-auth/{id}` (docs/service-facts.md, "Client compatibility").
  */
 import type { IntegrationSpec } from '../../api/v1alpha1/index.ts';
 import type { Integration, ServiceClient } from '../../client/index.ts';
@@ -48,8 +48,8 @@ export async function deleteAuthRecord(
 }
 
 /**
- * Sends the credentials and reports whether they reached `integration`'s own auth record. When
- * the service put them into another, newly created record, that record is deleted again.
+ * Writes the credentials into `integration`'s own auth record, in place; returns true once they
+ * are there (a failure throws). The record keeps its id, so the integration keeps using it.
  */
 export async function applyCredentials(
   client: ServiceClient,
@@ -57,10 +57,15 @@ export async function applyCredentials(
   target: { projectId: string; credentials: Credentials; integration: Integration },
   signal: AbortSignal,
 ): Promise<boolean> {
-  const stored = await storeCredentials(client, spec, target, signal);
-  if (stored.id === target.integration.integrationAuthId) return true;
-  if (stored.created) await deleteAuthRecord(client, stored.id, signal);
-  return false;
+  const {
+    workspaceId: _project,
+    integration: _type,
+    ...fields
+  } = authRequest(spec, target.projectId, target.credentials);
+  const updated = await client.integrations.auth.update(target.integration.integrationAuthId, fields, {
+    signal,
+  });
+  return updated.id === target.integration.integrationAuthId;
 }
 
 /** After an integration is deleted: removes its auth record when no integration uses it any more. */

@@ -1,6 +1,7 @@
 /**
  * Integration-auth and integration routes (facts A14, A15, B7). Integration auths store the
- * credentials they are given but never return them. Native integrations can no longer be
+ * credentials they are given but never return them; `POST …/access-token` always creates a new
+ * record, `PATCH …/{id}` updates one in place. Native integrations can no longer be
  * created through the API (403, as the service now points to Secret Syncs); existing ones (seeded
  * through the admin route in tests) can be listed, read, updated and deleted.
  */
@@ -16,12 +17,16 @@ const accessTokenSchema = z.object({
   workspaceId: z.string().trim().min(1),
   integration: z.string().trim().min(1),
   accessId: z.string().trim().optional(),
-  accessToken: z.string().trim().optional(),
+  // Required by the shared spec (service-api.md #14), though the service's schema marks it optional.
+  accessToken: z.string().trim(),
   awsAssumeIamRoleArn: z.url().trim().optional(),
   url: z.url().trim().optional(),
   namespace: z.string().trim().optional(),
   refreshToken: z.string().trim().optional(),
 });
+
+/** `PATCH /api/v1/integration-auth/{id}`: every field optional (integration-auth-router.ts). */
+const authUpdateSchema = accessTokenSchema.omit({ workspaceId: true }).partial();
 
 const updateSchema = z.object({
   app: z.string().trim().optional(),
@@ -87,6 +92,33 @@ function storeAccessToken(app: DevApp, ctx: RequestContext): unknown {
   app.state.integrationAuths[record.id] = record;
   app.changed();
   return { integrationAuth: authShape(record) };
+}
+
+/**
+ * Updates one auth record in place (the service's `updateIntegrationAuth`): fields left out stay
+ * as they are; new access credentials drop a stored role ARN and a role ARN drops stored access
+ * credentials.
+ */
+function updateAuth(app: DevApp, ctx: RequestContext): unknown {
+  const body = authUpdateSchema.parse(ctx.body ?? {});
+  const auth = findAuth(app, ctx, 'edit');
+  if (body.integration !== undefined) auth.integration = body.integration;
+  if (body.url !== undefined) auth.url = body.url;
+  if (body.namespace !== undefined) auth.namespace = body.namespace;
+  const stored = { ...auth.credentials };
+  if (body.accessToken !== undefined || body.accessId !== undefined) delete stored.awsAssumeIamRoleArn;
+  if (body.awsAssumeIamRoleArn !== undefined) {
+    delete stored.accessToken;
+    delete stored.accessId;
+  }
+  for (const key of ['accessId', 'accessToken', 'refreshToken', 'awsAssumeIamRoleArn'] as const) {
+    const value = body[key];
+    if (value !== undefined) stored[key] = value;
+  }
+  auth.credentials = stored;
+  auth.updatedAt = app.iso();
+  app.changed();
+  return { integrationAuth: authShape(auth) };
 }
 
 function findAuth(app: DevApp, ctx: RequestContext, action: string): IntegrationAuthRecord {
@@ -217,6 +249,12 @@ export function integrationRoutes(app: DevApp): RouteDef[] {
       path: `${auth}/:integrationAuthId`,
       bucket: 'read',
       handler: (ctx) => ({ integrationAuth: authShape(findAuth(app, ctx, 'read')) }),
+    },
+    {
+      method: 'PATCH',
+      path: `${auth}/:integrationAuthId`,
+      bucket: 'write',
+      handler: (ctx) => updateAuth(app, ctx),
     },
     {
       method: 'DELETE',
