@@ -7,15 +7,20 @@ import { authMethodRoutes } from './auth/auth-methods.ts';
 import { tokenRoutes } from './auth/tokens.ts';
 import { universalAuthRoutes } from './auth/universal-auth.ts';
 import { bootstrapRoutes } from './bootstrap.ts';
+import { certManagerCaRoutes } from './cert-manager-ca.ts';
 import { environmentRoutes } from './environments.ts';
 import { eventRoutes } from './events.ts';
+import { folderLookupRoutes } from './folder-lookup.ts';
 import { folderRoutes } from './folders.ts';
 import { identityRoutes } from './identities.ts';
 import { integrationRoutes } from './integrations.ts';
+import { membershipLookupRoutes } from './membership-lookups.ts';
 import { membershipRoutes } from './memberships.ts';
 import { pkiRoutes } from './pki.ts';
 import { privilegeRoutes } from './privileges.ts';
+import { projectLookupRoutes } from './project-lookups.ts';
 import { projectRoutes } from './projects.ts';
+import { roleLookupRoutes } from './role-lookups.ts';
 import { roleRoutes } from './roles.ts';
 import { secretBatchRoutes } from './secrets-batch.ts';
 import { secretRoutes } from './secrets.ts';
@@ -30,16 +35,21 @@ export function apiRoutes(app: DevApp): RouteDef[] {
     ...universalAuthRoutes(app),
     ...tokenRoutes(app),
     ...projectRoutes(app),
+    ...projectLookupRoutes(app),
     ...environmentRoutes(app),
     ...membershipRoutes(app),
+    ...membershipLookupRoutes(app),
     ...privilegeRoutes(app),
     ...roleRoutes(app),
+    ...roleLookupRoutes(app),
     ...templateRoutes(app),
     ...integrationRoutes(app),
     ...secretRoutes(app),
     ...secretBatchRoutes(app),
     ...folderRoutes(app),
+    ...folderLookupRoutes(app),
     ...eventRoutes(app),
     ...pkiRoutes(app),
+    ...certManagerCaRoutes(app),
   ];
 }

@@ -3,6 +3,7 @@
  * with a key pair of the requested algorithm and a self-signed X.509 certificate (root) or a
  * CSR (intermediate). `dn`, `serialNumber`, `notBefore` and `notAfter` come from the
  * certificate; the private key is never returned. Permissions: `certificate-authorities`.
+ * The store is shared with the cert-manager routes (`cert-manager-ca.ts`).
  */
 import { z } from 'zod';
 import type { DevApp } from '../app.ts';
@@ -83,23 +84,35 @@ function recordCertificate(app: DevApp, ca: CaRecord): void {
   ca.activeCaCertId = id;
 }
 
-async function create(app: DevApp, ctx: RequestContext): Promise<unknown> {
-  const body = createSchema.parse(ctx.body ?? {});
-  const actor = actorOf(ctx);
-  const project = findProjectBySlug(app, actor, body.projectSlug);
-  requireProjectPermission(app, actor, project.id, { action: 'create', subject: 'certificate-authorities' });
-  const material = await createCa(body, new Date(app.now()));
+/** What a new CA is made from, whichever route creates it. */
+export interface NewCa {
+  projectId: string;
+  name: string;
+  friendlyName?: string | undefined;
+  type: 'root' | 'intermediate';
+  subject: CaRecord['subject'];
+  keyAlgorithm: (typeof CA_KEY_ALGORITHMS)[number];
+  notBefore?: string | undefined;
+  notAfter?: string | undefined;
+  maxPathLength: number;
+  requireTemplateForIssuance: boolean;
+}
+
+/**
+ * Generates the CA's key and certificate (root) or CSR (intermediate) and stores it: the one CA
+ * store behind `/api/v1/pki/ca` and `/api/v1/cert-manager/ca/internal`.
+ */
+export async function addCa(app: DevApp, input: NewCa): Promise<CaRecord> {
+  const material = await createCa({ ...input, ...input.subject }, new Date(app.now()));
   const now = app.iso();
-  const { commonName, organization, ou, country, province, locality } = body;
-  const friendlyName = body.friendlyName || material.dn;
   const ca: CaRecord = {
     id: app.newId(),
-    projectId: project.id,
+    projectId: input.projectId,
     status: material.status,
-    name: slugify(body.friendlyName || commonName || organization || 'ca').slice(0, 64) || 'ca',
-    friendlyName,
-    subject: { commonName, organization, ou, country, province, locality },
-    requireTemplateForIssuance: body.requireTemplateForIssuance,
+    name: input.name,
+    friendlyName: input.friendlyName || material.dn,
+    subject: input.subject,
+    requireTemplateForIssuance: input.requireTemplateForIssuance,
     activeCaCertId: null,
     material,
     certificates: [],
@@ -109,17 +122,36 @@ async function create(app: DevApp, ctx: RequestContext): Promise<unknown> {
   recordCertificate(app, ca);
   app.state.cas[ca.id] = ca;
   app.changed();
+  return ca;
+}
+
+async function create(app: DevApp, ctx: RequestContext): Promise<unknown> {
+  const body = createSchema.parse(ctx.body ?? {});
+  const actor = actorOf(ctx);
+  const project = findProjectBySlug(app, actor, body.projectSlug);
+  requireProjectPermission(app, actor, project.id, { action: 'create', subject: 'certificate-authorities' });
+  const { commonName, organization, ou, country, province, locality } = body;
+  const ca = await addCa(app, {
+    ...body,
+    projectId: project.id,
+    name: slugify(body.friendlyName || commonName || organization || 'ca').slice(0, 64) || 'ca',
+    subject: { commonName, organization, ou, country, province, locality },
+  });
   return { ca: caShape(ca) };
 }
 
-function findCa(app: DevApp, ctx: RequestContext, action: string): CaRecord {
+/** The CA `id` in the caller's organisation (404 otherwise), after checking `action` on it. */
+export function findCaById(app: DevApp, ctx: RequestContext, id: string, action: string): CaRecord {
   const actor = actorOf(ctx);
-  const id = ctx.params.caId ?? '';
   const ca = app.state.cas[id];
   if (!ca || app.state.projects[ca.projectId]?.orgId !== actor.orgId)
     throw notFound(`CA with ID '${id}' not found`);
   requireProjectPermission(app, actor, ca.projectId, { action, subject: 'certificate-authorities' });
   return ca;
+}
+
+function findCa(app: DevApp, ctx: RequestContext, action: string): CaRecord {
+  return findCaById(app, ctx, ctx.params.caId ?? '', action);
 }
 
 function activeCertificate(ca: CaRecord): unknown {

@@ -114,7 +114,11 @@ function updateRole(app: DevApp, ctx: RequestContext): unknown {
 
 function deleteRole(app: DevApp, ctx: RequestContext): unknown {
   const project = projectFor(app, ctx, 'delete');
-  const role = findRole(app, project, ctx.params.roleId ?? '');
+  return removeRole(app, findRole(app, project, ctx.params.roleId ?? ''));
+}
+
+/** Deletes a custom role (the caller checked `delete` on `role`); 400 while a membership uses it. */
+export function removeRole(app: DevApp, role: RoleRecord): unknown {
   const users = Object.values(app.state.memberships).filter((m) =>
     m.roles.some((r) => r.customRoleId === role.id),
   ).length;
