@@ -38,6 +38,11 @@ export interface ResolvedConnection {
   readonly key: string;
   /** Organization id, when the connection knows it (from its status). */
   readonly organizationId?: string;
+  /**
+   * Identities no resource may change or delete without `coffer.dev/manage-protected` (an
+   * identity some connection authenticates as, the one a Bootstrap created), with the reason.
+   */
+  readonly protectedIdentities?: ReadonlyMap<string, string>;
 }
 
 /** What every kind's adapter factory receives from the operator assembly. */

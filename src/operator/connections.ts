@@ -44,6 +44,7 @@ import type { ResolvedConnection } from '../controllers/kind-controller.ts';
 import { createClientCache, type ClientCache } from '../managed/client-cache.ts';
 import type { ManagedObject } from '../managed/external-client.ts';
 import type { ObjectReader } from '../managed/kube-objects.ts';
+import { ADOPTION_NOT_ALLOWED, isAdopting } from '../managed/ownership.ts';
 import { REFERENCE_NOT_READY } from '../managed/references.ts';
 import { CONDITION_READY, getCondition } from '../runtime/conditions.ts';
 import { TerminalError, WaitingError } from '../runtime/errors.ts';
@@ -121,6 +122,27 @@ function whyNotUsable(connection: ConnectionObject, user: ManagedObject<unknown>
 function isCleaningUpOwnObject(obj: ManagedObject<unknown>): boolean {
   const id = getAnnotation(obj, ANNOTATION_EXTERNAL_ID);
   return isBeingDeleted(obj) && id !== undefined && obj.status?.id === id;
+}
+
+/**
+ * Explicit adoption through a ClusterConnection (ownership.ts, rule 3): only from the namespaces
+ * its `spec.adoption.allowedNamespaces` admits, so that one tenant cannot point a resource at
+ * another tenant's objects.
+ */
+function checkAdoption(
+  connection: ConnectionObject,
+  namespace: string,
+  labels: Readonly<Record<string, string>> | undefined,
+): void {
+  const adoption = (connection.spec as { adoption?: { allowedNamespaces?: AllowedNamespaces } } | undefined)
+    ?.adoption?.allowedNamespaces;
+  if (adoption && isNamespaceAllowed(adoption, namespace, labels)) return;
+  throw new TerminalError(
+    ADOPTION_NOT_ALLOWED,
+    `ClusterConnection ${connection.metadata.name} does not allow resources in namespace ${namespace} to adopt ` +
+      `existing objects (the ${ANNOTATION_EXTERNAL_ID} annotation names an object this resource did not create): ` +
+      'an administrator can add the namespace to spec.adoption.allowedNamespaces, or remove the annotation',
+  );
 }
 
 interface ConnectionRef {
@@ -310,7 +332,11 @@ export class ConnectionResolver {
     if (isCleaningUpOwnObject(obj)) return; // See the module comment.
     const allowed = (connection.spec as { allowedNamespaces?: AllowedNamespaces } | undefined)
       ?.allowedNamespaces;
-    if (allowed && isNamespaceAllowed(allowed, namespace, this.o.namespaceLabels(namespace))) return;
+    const labels = this.o.namespaceLabels(namespace);
+    if (allowed && isNamespaceAllowed(allowed, namespace, labels)) {
+      if (isAdopting(obj)) checkAdoption(connection, namespace, labels);
+      return;
+    }
     throw new TerminalError(
       NAMESPACE_NOT_ALLOWED,
       `ClusterConnection ${connection.metadata.name} does not allow namespace ${namespace}: ` +

@@ -13,6 +13,7 @@ import { cachedSecretWriter } from './cached-secret-writer.ts';
 import { ConnectionResolver, type PayloadVersions } from './connections.ts';
 import type { DirectServices } from './direct-kind.ts';
 import type { OperatorInformers } from './informers.ts';
+import { protectedIdentities } from './protected-identities.ts';
 import { apiConfigMapSource, apiSecretSource, versionedGet } from './secret-cache.ts';
 
 /** The reads of `CoreV1Api` that `payloadVersions` makes. */
@@ -87,6 +88,11 @@ export function createServices(options: ServicesOptions): DirectServices {
     if (!informer) throw new Error(`cannot read ${kind}: no such kind`);
     return cacheReader(informer);
   };
+  const protectedSources = {
+    connections: kindInformer(options, 'Connection'),
+    clusterConnections: kindInformer(options, 'ClusterConnection'),
+    bootstraps: kindInformer(options, 'Bootstrap'),
+  };
   const connections = new ConnectionResolver({
     readers: {
       Connection: cacheReader(kindInformer(options, 'Connection')),
@@ -103,7 +109,10 @@ export function createServices(options: ServicesOptions): DirectServices {
     ...(options.clientCloseDelayMs === undefined ? {} : { closeDelayMs: options.clientCloseDelayMs }),
   });
   return {
-    connectionFor: (obj) => connections.connectionFor(obj),
+    async connectionFor(obj) {
+      const resolved = await connections.connectionFor(obj);
+      return { ...resolved, protectedIdentities: protectedIdentities(protectedSources) };
+    },
     reader: <T extends KubeObject>(kind: string) => kindReader(kind) as ObjectReader<T>,
     secrets,
     configMaps,

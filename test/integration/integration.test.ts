@@ -198,14 +198,21 @@ describe('Integration', () => {
     expect(await authIds()).not.toContain(authId);
   });
 
-  it('adopts by natural key and leaves the integration with deletionPolicy Orphan', async () => {
+  it('never takes over an integration found by natural key: AlreadyExists, and deletion leaves it', async () => {
     const existing = await seed('kept-app');
-    await createIntegration('kept', spec('kept-app', { deletionPolicy: 'Orphan' }));
-    const synced = await h.waitForCondition('Integration', 'kept', { type: 'Synced', status: 'True' });
-    expect(synced.metadata.annotations?.[ANNOTATION_EXTERNAL_ID]).toBe(existing.id);
+    await createIntegration('kept', spec('kept-app', { deletionPolicy: 'Delete', region: 'eu-west-1' }));
+    const refused = await h.waitForCondition('Integration', 'kept', {
+      type: 'Synced',
+      status: 'False',
+      reason: 'AlreadyExists',
+    });
+    expect(condition(refused, 'Synced')?.message).toContain(`${ANNOTATION_EXTERNAL_ID}: "${existing.id}"`);
+    expect(refused.metadata.annotations?.[ANNOTATION_EXTERNAL_ID]).toBeUndefined();
     await h.delete('Integration', 'kept');
     await h.waitForDeletion('Integration', 'kept');
-    expect((await h.service.integrations.get(existing.id)).app).toBe('kept-app');
+    const after = await h.service.integrations.get(existing.id);
+    expect(after.app).toBe('kept-app');
+    expect(after.region).toBe(existing.region);
   });
 
   it('waits for a missing Secret and refuses a changed integration type', async () => {

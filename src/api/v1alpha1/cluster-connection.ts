@@ -37,7 +37,7 @@ export const labelSelector = z
     'Namespaces whose labels match this selector may use the ClusterConnection. {} matches every namespace.',
   );
 
-const allowedNamespaces = withRules(
+const namespaceSet = withRules(
   z.object({
     names: listSet(namespaceName, 256).optional().describe('Namespaces allowed by name.'),
     selector: labelSelector.optional(),
@@ -49,16 +49,33 @@ const allowedNamespaces = withRules(
       check: (value) => value.names !== undefined || value.selector !== undefined,
     },
   ],
-).describe(
+);
+
+const allowedNamespaces = namespaceSet.describe(
   'Namespaces whose resources may use this ClusterConnection: those listed in names plus those matching ' +
     'selector. A resource in any other namespace gets Synced=False with reason NamespaceNotAllowed. ' +
     'Cluster-scoped resources (ProjectTemplate) may always use it.',
 );
 
+const adoption = z
+  .object({
+    allowedNamespaces: namespaceSet.describe(
+      'Namespaces whose resources may adopt existing service objects through this ClusterConnection: ' +
+        'those listed in names plus those matching selector. Unset: none may.',
+    ),
+  })
+  .describe(
+    'Explicit adoption (a resource naming an existing object by the coffer.dev/external-id annotation) ' +
+      'through this ClusterConnection. A resource in a namespace not admitted here gets Synced=False with ' +
+      'reason AdoptionNotAllowed and never touches the object it names; objects Coffer created are not ' +
+      'affected. Cluster-scoped resources may always adopt.',
+  );
+
 export const clusterConnectionSpec = z
   .object({
     ...connectionSpecFields(namespacedSecretKeySelector, namespacedConfigMapKeySelector),
     allowedNamespaces,
+    adoption: adoption.optional(),
   })
   .describe('Where the service is, how to authenticate, and which namespaces may use this connection.');
 export type ClusterConnectionSpec = z.output<typeof clusterConnectionSpec>;

@@ -77,6 +77,7 @@ function scopeOf(obj: Obj, refs: PrivilegeRefs, signal: AbortSignal): LookupScop
 function privilegeClient(
   client: ServiceClient,
   now: () => Date,
+  protectedIdentities: ReadonlyMap<string, string> | undefined,
 ): ExternalClient<AdditionalPrivilegeSpec, PrivilegeRefs, Status> {
   /** The membership id: as recorded, else asked (which also proves the membership). */
   const membershipId = async (obj: Obj, scope: LookupScope) =>
@@ -137,6 +138,9 @@ function privilegeClient(
     async delete(_obj, ctx) {
       await client.privileges.delete(ctx.externalId, { signal: ctx.signal });
     },
+    // A privilege (deny rules among them) of a protected identity changes what it may do.
+    protectedReason: (_obj, ctx) =>
+      ctx.references.identityId ? protectedIdentities?.get(ctx.references.identityId) : undefined,
     async findByNaturalKey(obj, ctx) {
       const { identityId, projectId, projectSlug } = ctx.references;
       if (!identityId || !projectId || !projectSlug) return [];
@@ -156,7 +160,7 @@ export function additionalPrivilegeAdapter(
     resolveReferences: (obj, context) => resolvePrivilegeRefs(services, obj, context),
     async connect(obj) {
       const connection = await services.connectionFor(obj);
-      return privilegeClient(connection.client, () => services.now());
+      return privilegeClient(connection.client, () => services.now(), connection.protectedIdentities);
     },
   };
 }

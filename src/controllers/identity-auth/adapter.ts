@@ -85,6 +85,8 @@ function configDrift(obj: Obj, observed: ObservedConfig): string[] {
 interface Deps {
   readonly client: ServiceClient;
   readonly services: OperatorServices;
+  /** See `ResolvedConnection.protectedIdentities`. */
+  readonly protectedIdentities?: ReadonlyMap<string, string> | undefined;
 }
 
 function credentialInput(
@@ -201,6 +203,8 @@ function identityAuthClient(
         await bindingFor(client, method).revoke(ctx.references.identityId, { signal: ctx.signal });
       }
     },
+    // Attaching, changing or revoking a method of a protected identity could lock it out.
+    protectedReason: (_obj, ctx) => deps.protectedIdentities?.get(ctx.references.identityId),
     async findByNaturalKey(obj, ctx) {
       const binding = bindingFor(client, obj.spec.method);
       const observed = await binding.get(ctx.references.identityId, { signal: ctx.signal });
@@ -233,7 +237,9 @@ export function identityAuthAdapter(
       return { identityId: resolved.externalId };
     },
     async connect(obj) {
-      return identityAuthClient({ client: (await services.connectionFor(obj)).client, services });
+      const connection = await services.connectionFor(obj);
+      const { client, protectedIdentities } = connection;
+      return identityAuthClient({ client, services, protectedIdentities });
     },
   };
 }

@@ -157,6 +157,8 @@ function identityClient(connection: ResolvedConnection, services: OperatorServic
     async delete(_obj, ctx) {
       await client.identities.delete(ctx.externalId, { signal: ctx.signal });
     },
+    protectedReason: (_obj, ctx) =>
+      ctx.externalId ? connection.protectedIdentities?.get(ctx.externalId) : undefined,
     async findByNaturalKey(obj, ctx) {
       return (await byName(client, connection, obj, ctx.signal)).map(naturalKeyMatch);
     },
