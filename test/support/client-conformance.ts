@@ -10,8 +10,8 @@
  *
  * Builds are cached under `<cache>/bin/clients/<name>-<hash>/` (the cache of
  * `scripts/control-plane/install.sh`, `$COFFER_CACHE_DIR` or `~/.cache/coffer`), keyed by a hash
- * of the program's sources and the toolchain version, so an unchanged program is built once. A
- * missing toolchain is an error, never a skip.
+ * of the program's sources and the toolchain version, so an unchanged program is built once (a
+ * new build removes the earlier ones). A missing toolchain is an error, never a skip.
  *
  * Adding the next client: a folder under test/clients/, a {@link ClientProgram} describing how to
  * build it, and a test that calls {@link buildClient} then {@link runClient} and asserts each call.
@@ -20,7 +20,7 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { accessSync, constants, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { cacheDir } from './control-plane-binaries.ts';
 
@@ -127,7 +127,15 @@ export async function buildClient(
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+  await removeOtherBuilds(program.name, dir);
   return binary;
+}
+
+/** Removes earlier builds of the program (other source hashes), keeping `keep`. */
+async function removeOtherBuilds(name: string, keep: string): Promise<void> {
+  const parent = dirname(keep);
+  const stale = readdirSync(parent).filter((d) => d.startsWith(`${name}-`) && join(parent, d) !== keep);
+  await Promise.all(stale.map((d) => rm(join(parent, d), { recursive: true, force: true })));
 }
 
 /** Runs a built client with `env` (added to a minimal environment) and parses its report. */

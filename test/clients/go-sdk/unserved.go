@@ -1,5 +1,5 @@
 // SDK calls whose endpoints the devserver does not serve (KMS, dynamic secrets, SSH, and the
-// cloud-provider logins, whose proof of identity cannot be produced here). They are still
+// logins other than universal auth). They are still
 // called, so the report shows each one's answer and the test can pin it as "not served": when
 // the devserver starts serving one, the test says so instead of the call being skipped quietly.
 package main
@@ -23,6 +23,18 @@ func (s *session) unservedCalls() {
 	})
 	s.report.record("ssh.getSshHosts", func() (map[string]any, error) {
 		_, err := s.client.Ssh().GetSshHosts(infisical.GetSshHostsOptions{})
+		return nil, err
+	})
+	s.report.record("auth.jwtAuthLogin", func() (map[string]any, error) {
+		_, err := s.client.Auth().JwtAuthLogin("00000000-0000-0000-0000-000000000000", "not-a-jwt")
+		return nil, err
+	})
+	s.report.record("auth.oidcAuthLogin", func() (map[string]any, error) {
+		_, err := s.client.Auth().OidcAuthLogin("00000000-0000-0000-0000-000000000000", "not-a-jwt")
+		return nil, err
+	})
+	s.report.record("auth.ldapAuthLogin", func() (map[string]any, error) {
+		_, err := s.client.Auth().LdapAuthLogin("00000000-0000-0000-0000-000000000000", "user", "not-a-password")
 		return nil, err
 	})
 	s.report.record("auth.kubernetesRawServiceAccountTokenLogin", func() (map[string]any, error) {
