@@ -23,10 +23,10 @@ export function timeBoundCases(): BadObjectCase[] {
       zodMessage: 'range must be at most 100 years',
     },
     {
-      reason: 'AdditionalPrivilege with a temporary range of 14 digits',
+      reason: 'AdditionalPrivilege with a temporary range of 15 digits',
       kind: 'AdditionalPrivilege',
       spec: variant('AdditionalPrivilege', (s) => {
-        s['temporary'] = { range: '99999999999999y' };
+        s['temporary'] = { range: '999999999999999y' };
       }),
       apiMessage: 'spec.temporary.range: Too long: may not be more than 15 bytes',
     },
