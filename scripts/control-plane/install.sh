@@ -11,31 +11,154 @@
 # provided that way is not built. (Envtest archives carry no kube-controller-manager, so with
 # KUBEBUILDER_ASSETS alone it is still built here.)
 # A failed build prints the Go error and exits non-zero; there is no fallback.
+#
+# Concurrent runs against one cache are safe: a run that has something to build holds an exclusive
+# lock (flock on $COFFER_CACHE_DIR/bin/.install.lock); a second run waits for it and then reuses
+# what the first built. Every build happens in a directory of its own and its binary is renamed
+# into place only once complete, so the cache never holds half a binary.
+# While a step runs, a progress line (elapsed time; packages compiled while building) appears every
+# COFFER_HEARTBEAT_SECONDS (default 20).
+#
+# Usage: npm run control-plane:install (takes no flags; --help prints this comment).
 set -euo pipefail
+
+if [[ ${1:-} == --help || ${1:-} == -h ]]; then
+  echo "usage: npm run control-plane:install"
+  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p;}' "${BASH_SOURCE[0]}"
+  exit 0
+fi
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=versions.env
 source "$here/versions.env"
 
 cache=${COFFER_CACHE_DIR:-$HOME/.cache/coffer}
-k8s_dir="$cache/bin/k8s-$KUBERNETES_VERSION"
-etcd_dir="$cache/bin/etcd-$ETCD_VERSION"
-helm_dir="$cache/bin/helm-$HELM_VERSION"
+bin_root="$cache/bin"
+k8s_dir="$bin_root/k8s-$KUBERNETES_VERSION"
+etcd_dir="$bin_root/etcd-$ETCD_VERSION"
+helm_dir="$bin_root/helm-$HELM_VERSION"
 export GOTOOLCHAIN=local GOFLAGS=-buildvcs=false
 jobs=${COFFER_BUILD_JOBS:-}
+heartbeat_seconds=${COFFER_HEARTBEAT_SECONDS:-20}
 
 log() { printf '[control-plane] %s\n' "$*" >&2; }
 
-# Throw-away build modules, removed on exit. (A RETURN trap would outlive its function and fire,
-# with `set -u`, on every later return.)
+# Throw-away build modules and unfinished cache entries, removed on exit. (A RETURN trap would
+# outlive its function and fire, with `set -u`, on every later return.) INT and TERM exit through
+# the EXIT trap too.
 workdirs=()
-trap 'rm -rf "${workdirs[@]}"' EXIT
+heartbeat_pid=
+cleanup() {
+  [[ -z $heartbeat_pid ]] || kill "$heartbeat_pid" 2>/dev/null || true
+  rm -rf "${workdirs[@]}"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 need_go() {
   command -v go >/dev/null 2>&1 || {
     log "error: Go is required to build the control plane (or set KUBEBUILDER_ASSETS to envtest binaries)"
     exit 1
   }
+}
+
+# Sets $work to a new directory for one build, removed on exit. (Not a command substitution:
+# that would run in a subshell and lose the workdirs entry.)
+new_workdir() {
+  work=$(mktemp -d "${TMPDIR:-/tmp}/coffer-control-plane-build.XXXXXX")
+  workdirs+=("$work")
+  mkdir "$work/bin"
+}
+
+# Minutes and seconds since the epoch second $1.
+elapsed_since() {
+  local s=$(($(date +%s) - $1))
+  printf '%dm%02ds' $((s / 60)) $((s % 60))
+}
+
+# Runs "$@" and meanwhile logs "<label>: <elapsed> elapsed[, N packages compiled]" every
+# $heartbeat_seconds, N read from the file $count_file when that is set and not empty.
+count_file=
+with_heartbeat() {
+  local label=$1 started status=0
+  shift
+  started=$(date +%s)
+  (
+    trap 'kill $! 2>/dev/null; exit 0' TERM
+    while :; do
+      sleep "$heartbeat_seconds" &
+      wait $!
+      count=
+      [[ -z $count_file || ! -s $count_file ]] || count=", $(<"$count_file") packages compiled"
+      log "$label: $(elapsed_since "$started") elapsed$count"
+    done
+  ) &
+  heartbeat_pid=$!
+  "$@" || status=$?
+  kill "$heartbeat_pid" 2>/dev/null || true
+  wait "$heartbeat_pid" 2>/dev/null || true
+  heartbeat_pid=
+  return "$status"
+}
+
+# Reads `go build -v` output on stdin: counts the package paths into $count_file and passes
+# every other line (errors, downloads) through to stderr.
+count_packages() {
+  local n=0 line
+  while IFS= read -r line; do
+    if [[ $line =~ ^[A-Za-z0-9._~/+-]+$ ]]; then
+      n=$((n + 1))
+      echo "$n" >"$count_file"
+    else
+      printf '%s\n' "$line" >&2
+    fi
+  done
+}
+
+# `go build -v ARGS` in DIR; its stdout stays ours (through fd 3), its stderr, where -v lists the
+# packages it compiles, goes through count_packages. Fails with go's exit status (pipefail).
+go_build_counted() {
+  local dir=$1
+  shift
+  { (cd "$dir" && go build -v "$@") 2>&1 >&3 3>&- | count_packages; } 3>&1
+}
+
+# go_build DIR LABEL ARGS...: go_build_counted with a heartbeat naming LABEL and the count.
+go_build() {
+  local dir=$1 label=$2 status=0
+  shift 2
+  count_file="$dir/.packages-compiled"
+  with_heartbeat "$label" go_build_counted "$dir" "$@" || status=$?
+  count_file=
+  return "$status"
+}
+
+# Moves the finished binary $1 to $2: first to a unique temporary name next to $2 (same file
+# system), then renamed, which is atomic; a run killed in between leaves only the temporary name,
+# removed on exit.
+install_binary() {
+  local src=$1 dest=$2 tmp
+  mkdir -p "$(dirname "$dest")"
+  tmp=$(mktemp "$dest.XXXXXX.partial")
+  workdirs+=("$tmp")
+  mv -f "$src" "$tmp"
+  chmod 755 "$tmp"
+  mv -f "$tmp" "$dest"
+}
+
+# Takes the cache's build lock (held until exit); when another run holds it, says so and waits.
+lock_cache() {
+  mkdir -p "$bin_root"
+  if ! command -v flock >/dev/null 2>&1; then
+    log "warning: flock not found; concurrent runs against $bin_root are not serialized"
+    return
+  fi
+  exec 9>"$bin_root/.install.lock"
+  if ! flock -n 9; then
+    log "another install.sh is building into $bin_root: waiting for it, then reusing its binaries"
+    with_heartbeat "waiting for the other install.sh" flock 9
+  fi
 }
 
 # Writes a throw-away module that requires k8s.io/kubernetes and replaces each staging
@@ -85,15 +208,15 @@ check_kubernetes_served() {
   fi
 }
 
-# Builds the given k8s.io/kubernetes commands (kube-apiserver, kube-controller-manager, kubectl)
-# into $k8s_dir.
+# Builds those of the given k8s.io/kubernetes commands (kube-apiserver, kube-controller-manager,
+# kubectl) that $k8s_dir lacks.
 build_kubernetes() {
-  local cmds=("$@") work minor ldflags cmd
+  local cmds=() work minor ldflags cmd
+  for cmd in "$@"; do [[ -x "$k8s_dir/$cmd" ]] || cmds+=("$cmd"); done
   [[ ${#cmds[@]} -gt 0 ]] || return 0
   need_go
   check_kubernetes_served
-  work=$(mktemp -d)
-  workdirs+=("$work")
+  new_workdir
   prepare_kubernetes_module "$work"
   minor=$(cut -d. -f2 <<<"$KUBERNETES_VERSION")
   ldflags="-s -w"
@@ -104,16 +227,15 @@ build_kubernetes() {
   log "resolving k8s.io/kubernetes@$KUBERNETES_VERSION modules (first run downloads them)"
   # `go get` names the module, not the cmd packages: the proxy answers 403 (not 404) for the
   # non-existent modules k8s.io/kubernetes/cmd/..., which `go get <pkg>@v` would probe first.
-  (cd "$work" && go get "k8s.io/kubernetes@$KUBERNETES_VERSION")
+  (cd "$work" && with_heartbeat "resolving k8s.io/kubernetes modules" go get "k8s.io/kubernetes@$KUBERNETES_VERSION")
   # The tools file imports each command's app package so that `go mod tidy` records its dependencies.
   printf 'package tools\n\nimport (\n\t_ "k8s.io/kubernetes/cmd/kube-apiserver/app"\n\t_ "k8s.io/kubernetes/cmd/kube-controller-manager/app"\n\t_ "k8s.io/kubectl/pkg/cmd"\n)\n' >"$work/tools.go"
-  (cd "$work" && go mod tidy)
-  mkdir -p "$k8s_dir"
+  (cd "$work" && with_heartbeat "resolving k8s.io/kubernetes modules" go mod tidy)
   for cmd in "${cmds[@]}"; do
-    log "building $cmd $KUBERNETES_VERSION (several minutes on first run)"
-    (cd "$work" && go build -mod=mod ${jobs:+-p "$jobs"} -trimpath -ldflags "$ldflags" -o "$work/bin/$cmd" "k8s.io/kubernetes/cmd/$cmd")
-    # Moved into place only once complete, so an interrupted build never leaves a cached half.
-    mv "$work/bin/$cmd" "$k8s_dir/$cmd"
+    log "building $cmd $KUBERNETES_VERSION (several minutes on first run; progress every ${heartbeat_seconds} s)"
+    go_build "$work" "building $cmd" -mod=mod ${jobs:+-p "$jobs"} -trimpath -ldflags "$ldflags" \
+      -o "$work/bin/$cmd" "k8s.io/kubernetes/cmd/$cmd"
+    install_binary "$work/bin/$cmd" "$k8s_dir/$cmd"
   done
 }
 
@@ -124,8 +246,7 @@ build_etcd() {
   fi
   need_go
   local work
-  work=$(mktemp -d)
-  workdirs+=("$work")
+  new_workdir
   printf 'module coffer.local/etcd-build\n\ngo %s.0\n' "$(go env GOVERSION | sed -E 's/^go([0-9]+\.[0-9]+).*/\1/')" >"$work/go.mod"
   cat >"$work/main.go" <<'GO'
 package main
@@ -139,10 +260,11 @@ import (
 func main() { etcdmain.Main(os.Args) }
 GO
   log "building etcd $ETCD_VERSION"
-  (cd "$work" && go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION" && go mod tidy)
-  mkdir -p "$etcd_dir.tmp"
-  (cd "$work" && go build ${jobs:+-p "$jobs"} -trimpath -ldflags "-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=$ETCD_VERSION" -o "$etcd_dir.tmp/etcd" .)
-  rm -rf "$etcd_dir" && mv "$etcd_dir.tmp" "$etcd_dir"
+  (cd "$work" && with_heartbeat "resolving etcd modules" go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION")
+  (cd "$work" && with_heartbeat "resolving etcd modules" go mod tidy)
+  go_build "$work" "building etcd" ${jobs:+-p "$jobs"} -trimpath \
+    -ldflags "-s -w -X go.etcd.io/etcd/api/v3/version.GitSHA=$ETCD_VERSION" -o "$work/bin/etcd" .
+  install_binary "$work/bin/etcd" "$etcd_dir/etcd"
 }
 
 build_helm() {
@@ -152,21 +274,19 @@ build_helm() {
   fi
   need_go
   local work major
-  work=$(mktemp -d)
-  workdirs+=("$work")
+  new_workdir
   major=$(cut -d. -f1 <<<"$HELM_VERSION")
   printf 'module coffer.local/helm-build\n\ngo %s.0\n' "$(go env GOVERSION | sed -E 's/^go([0-9]+\.[0-9]+).*/\1/')" >"$work/go.mod"
   log "building helm $HELM_VERSION"
   # As for Kubernetes, `go get` names the module: the proxy answers 403 for helm.sh/helm/vN/cmd/helm.
   # The tools file (build tag `tools`, never compiled) lets `go mod tidy` record cmd/helm's dependencies.
-  (cd "$work" && go get "helm.sh/helm/$major@$HELM_VERSION")
+  (cd "$work" && with_heartbeat "resolving helm modules" go get "helm.sh/helm/$major@$HELM_VERSION")
   printf '//go:build tools\n\npackage tools\n\nimport _ "helm.sh/helm/%s/cmd/helm"\n' "$major" >"$work/tools.go"
-  (cd "$work" && go mod tidy)
-  mkdir -p "$helm_dir.tmp"
-  (cd "$work" && go build ${jobs:+-p "$jobs"} -trimpath \
+  (cd "$work" && with_heartbeat "resolving helm modules" go mod tidy)
+  go_build "$work" "building helm" ${jobs:+-p "$jobs"} -trimpath \
     -ldflags "-s -w -X helm.sh/helm/$major/internal/version.version=$HELM_VERSION -X helm.sh/helm/$major/internal/version.gitTreeState=clean" \
-    -o "$helm_dir.tmp/helm" "helm.sh/helm/$major/cmd/helm")
-  rm -rf "$helm_dir" && mv "$helm_dir.tmp" "$helm_dir"
+    -o "$work/bin/helm" "helm.sh/helm/$major/cmd/helm"
+  install_binary "$work/bin/helm" "$helm_dir/helm"
 }
 
 # Prints one line per binary with what its --version says.
@@ -180,12 +300,11 @@ report() {
 }
 
 main() {
-  local started=$SECONDS kubeapiserver kubecontrollermanager etcd kubectl to_build=()
+  local started=$SECONDS kubeapiserver kubecontrollermanager etcd kubectl to_build=() missing=0
   kubeapiserver=$(provided kube-apiserver TEST_ASSET_KUBE_APISERVER)
   etcd=$(provided etcd TEST_ASSET_ETCD)
   kubectl=$(provided kubectl TEST_ASSET_KUBECTL)
   kubecontrollermanager=$(provided kube-controller-manager TEST_ASSET_KUBE_CONTROLLER_MANAGER)
-  if [[ -n $etcd ]]; then log "etcd: using $etcd (envtest)"; else build_etcd; etcd="$etcd_dir/etcd"; fi
   for cmd in kube-apiserver kube-controller-manager kubectl; do
     local var=${cmd//-/} # the local variable holding the envtest path, if any
     if [[ -n ${!var} ]]; then
@@ -196,6 +315,11 @@ main() {
       to_build+=("$cmd")
     fi
   done
+  [[ -n $etcd || -x "$etcd_dir/etcd" ]] || missing=1
+  [[ -x "$helm_dir/helm" && ${#to_build[@]} -eq 0 ]] || missing=1
+  # Only a run with something to build takes the lock; the builders re-check the cache after it.
+  [[ $missing -eq 0 ]] || lock_cache
+  if [[ -n $etcd ]]; then log "etcd: using $etcd (envtest)"; else build_etcd; etcd="$etcd_dir/etcd"; fi
   build_kubernetes "${to_build[@]}"
   kubeapiserver=${kubeapiserver:-$k8s_dir/kube-apiserver}
   kubectl=${kubectl:-$k8s_dir/kubectl}
