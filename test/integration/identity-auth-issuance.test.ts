@@ -1,0 +1,205 @@
+// IdentityAuth issues one credential per rotation step, whatever the cache says: the sample
+// IdentityAuth (token auth, access token in a Secret) reconciled by the generic reconciler
+// against the real API server and a devserver, driven step by step so that a reconcile can be
+// handed a stale read (the id recorded, the status with the token not yet) or end before its
+// status is written. The operator runs the Identity kind only, so nothing else reconciles the
+// IdentityAuth objects.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { identityAuthKind } from '../../src/api/v1alpha1/index.ts';
+import { createServiceClient, staticToken } from '../../src/client/index.ts';
+import { identityAuthAdapter } from '../../src/controllers/identity-auth/adapter.ts';
+import { ANNOTATION_CREDENTIAL_ISSUE_STARTED } from '../../src/controllers/identity-auth/issuance.ts';
+import { identityController } from '../../src/controllers/identity/index.ts';
+import type { ManagedObject } from '../../src/managed/external-client.ts';
+import { customObjectPatcher, customObjectReader } from '../../src/managed/kube-objects.ts';
+import { createManagedReconciler } from '../../src/managed/reconciler.ts';
+import { resourceOf } from '../../src/operator/informers.ts';
+import { ReconcileError } from '../../src/runtime/errors.ts';
+import { createEventRecorder, kubeEventsApi } from '../../src/runtime/events.ts';
+import { ANNOTATION_EXTERNAL_ID, type ObjectPatcher } from '../../src/runtime/object-meta.ts';
+import { createSecretWriter } from '../../src/runtime/secret-writer.ts';
+import { parse } from 'yaml';
+import { pino } from 'pino';
+import { waitFor } from '../support/kube.ts';
+import { HARNESS_CONNECTION, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
+
+type Obj = ManagedObject<unknown>;
+
+let h: OperatorHarness;
+let identityId = '';
+/** Every credential value seen, to check none leaked. */
+const issued: string[] = [];
+
+const sample = parse(
+  readFileSync(join(import.meta.dirname, '..', '..', 'config', 'samples', 'identity-auth.yaml'), 'utf8'),
+) as { spec: Record<string, unknown> };
+
+beforeAll(async () => {
+  h = await startOperatorHarness({ operator: { kinds: [identityController] } });
+  await h.create('Identity', 'ci', {
+    connectionRef: { name: HARNESS_CONNECTION },
+    name: 'ci',
+    role: 'admin',
+  });
+  identityId = (await h.waitForReady('Identity', 'ci')).status?.id ?? '';
+});
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+/**
+ * The IdentityAuth reconciler on the API server, with two test levers: `staleRead` (the next
+ * read returns it instead of the stored object) and `failStatusWrites` (status writes fail, as
+ * if the process died before recording). `writes` holds the object after each metadata write.
+ */
+function steppedReconciler() {
+  const resource = resourceOf(identityAuthKind);
+  const direct = customObjectReader<Obj>(h.kubeConfig, resource);
+  const patcher = customObjectPatcher<Obj>(h.kubeConfig, resource);
+  const levers = { staleRead: undefined as Obj | undefined, failStatusWrites: false, writes: [] as Obj[] };
+  const recording: ObjectPatcher<Obj> = {
+    jsonPatch: async (ref, operations) => {
+      const stored = await patcher.jsonPatch(ref, operations);
+      levers.writes.push(stored);
+      return stored;
+    },
+    mergePatch: async (ref, patch) => {
+      const stored = await patcher.mergePatch(ref, patch);
+      levers.writes.push(stored);
+      return stored;
+    },
+    mergePatchStatus: (ref, patch) =>
+      levers.failStatusWrites
+        ? Promise.reject(new Error('status write refused by the test'))
+        : patcher.mergePatchStatus(ref, patch),
+  };
+  const reconciler = createManagedReconciler({
+    schema: identityAuthKind.spec,
+    adapter: identityAuthAdapter(h.operator.services),
+    reader: {
+      get: (request) => {
+        const stale = levers.staleRead;
+        levers.staleRead = undefined;
+        return stale ? Promise.resolve(stale) : direct.get(request);
+      },
+    },
+    patcher: recording,
+    events: createEventRecorder({ api: kubeEventsApi(h.kubeConfig), component: 'coffer-test' }),
+    secrets: createSecretWriter({ api: h.core }),
+    defaultDeletionPolicy: 'Delete',
+    persistRetryDelaysMs: [50],
+  });
+  const context = { signal: new AbortController().signal, log: pino({ level: 'silent' }) };
+  /** One reconcile of `name`; resolves with its classified error, if any. */
+  const reconcile = async (name: string): Promise<ReconcileError | undefined> => {
+    try {
+      await reconciler({ namespace: h.namespace, name }, context);
+      return undefined;
+    } catch (error) {
+      if (error instanceof ReconcileError) return error;
+      throw error;
+    }
+  };
+  return { levers, reconcile };
+}
+
+/** The sample's spec for the test Identity, publishing into `secretName`. */
+function sampleSpec(secretName: string): Record<string, unknown> {
+  const credentials = sample.spec.credentials as Record<string, unknown>;
+  return {
+    ...sample.spec,
+    connectionRef: { name: HARNESS_CONNECTION },
+    identityRef: { name: 'ci' },
+    credentials: { ...credentials, secretName },
+  };
+}
+
+/** Ids of the live tokens carrying the label of IdentityAuth `name`. */
+async function liveTokens(name: string): Promise<string[]> {
+  const label = `coffer:${h.namespace}/${name}`;
+  const tokens = await h.service.tokenAuthTokens.list(identityId, { limit: 100 });
+  return tokens.filter((t) => t.name === label && t.isAccessTokenRevoked !== true).map((t) => t.id);
+}
+
+async function currentTokenId(name: string): Promise<string> {
+  const credentials = (await h.get('IdentityAuth', name))?.status?.credentials as
+    { current?: { id: string } } | undefined;
+  return credentials?.current?.id ?? '';
+}
+
+/** Whether the token in Secret `secretName` authenticates. */
+async function secretTokenWorks(secretName: string): Promise<boolean> {
+  const token = (await h.readSecret(secretName))?.accessToken ?? '';
+  issued.push(token);
+  const workload = createServiceClient({ baseUrl: h.url, auth: staticToken(token) });
+  try {
+    await workload.identities.list(h.admin.organizationId);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await workload.close();
+  }
+}
+
+describe('IdentityAuth: one credential per rotation step', () => {
+  it('issues nothing on a reconcile that reads the resource as it was before the status write', async () => {
+    await h.create('IdentityAuth', 'stale', sampleSpec('stale-token'));
+    const { levers, reconcile } = steppedReconciler();
+    expect(await reconcile('stale')).toBeUndefined();
+    const tokens = await liveTokens('stale');
+    expect(tokens).toEqual([await currentTokenId('stale')]);
+
+    // What a lagging informer cache hands the next reconcile: the id recorded, no status yet.
+    const beforeStatus = levers.writes.find((o) => o.metadata.annotations?.[ANNOTATION_EXTERNAL_ID]);
+    expect(beforeStatus?.status?.credentials).toBeUndefined();
+    levers.staleRead = beforeStatus;
+    const stale = await reconcile('stale');
+    expect(stale?.errorClass).toBe('conflict');
+    expect(await liveTokens('stale')).toEqual(tokens);
+
+    // The next reconcile, on the stored object, has nothing to issue (once the operator's Secret
+    // source sees the published token: a missing one would rightly be replaced).
+    const published = (await h.readSecret('stale-token'))?.accessToken;
+    await waitFor(
+      async () =>
+        (await h.operator.services.secrets.read(h.namespace, 'stale-token'))?.accessToken === published,
+      { message: 'the published token visible to the operator' },
+    );
+    expect(await reconcile('stale')).toBeUndefined();
+    expect(await liveTokens('stale')).toEqual(tokens);
+    expect(await currentTokenId('stale')).toBe(tokens[0]);
+    expect(await secretTokenWorks('stale-token')).toBe(true);
+  });
+
+  it('revokes the token of an issuance that was never recorded before issuing the next', async () => {
+    await h.create('IdentityAuth', 'interrupted', sampleSpec('interrupted-token'));
+    const { levers, reconcile } = steppedReconciler();
+    levers.failStatusWrites = true;
+    expect(await reconcile('interrupted')).toBeDefined();
+    const stored = await h.get('IdentityAuth', 'interrupted');
+    expect(stored?.metadata.annotations?.[ANNOTATION_CREDENTIAL_ISSUE_STARTED]).toBeDefined();
+    expect(stored?.status?.credentials).toBeUndefined();
+    const [lost, ...others] = await liveTokens('interrupted');
+    expect(others).toEqual([]);
+
+    levers.failStatusWrites = false;
+    expect(await reconcile('interrupted')).toBeUndefined();
+    const current = await currentTokenId('interrupted');
+    expect(current).not.toBe(lost);
+    expect(await liveTokens('interrupted')).toEqual([current]);
+    expect(await secretTokenWorks('interrupted-token')).toBe(true);
+  });
+
+  it('never puts a token in status or annotations', async () => {
+    const objects = JSON.stringify([
+      await h.get('IdentityAuth', 'stale'),
+      await h.get('IdentityAuth', 'interrupted'),
+    ]);
+    expect(issued.filter((v) => v.length > 0).length).toBe(2);
+    for (const value of issued.filter((v) => v.length > 0)) expect(objects).not.toContain(value);
+  });
+});
