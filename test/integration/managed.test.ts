@@ -103,6 +103,26 @@ describe('managed reconciler on a real API server', () => {
     expect(await widgets.condition('crash-adopt', 'Ready')).toMatchObject({ status: 'True' });
   });
 
+  it('after an interrupted create, never adopts an object older than the mark', async () => {
+    const foreign = widgets.service.insert({
+      name: 'made-before',
+      size: 4,
+      createdAt: '2025-06-01T00:00:00Z',
+    });
+    await widgets.create(
+      'crash-foreign',
+      { name: 'made-before', size: 1 },
+      { [ANNOTATION_CREATE_PENDING]: '2026-01-01T00:00:00Z' },
+    );
+    const outcome = await widgets.settle('crash-foreign');
+    expect(outcome.error).toMatchObject({ errorClass: 'terminal', reason: 'AlreadyExists' });
+    expect((await widgets.condition('crash-foreign', 'Synced'))?.message).toContain(`id ${foreign}`);
+    expect(
+      (await widgets.get('crash-foreign'))?.metadata.annotations?.[ANNOTATION_EXTERNAL_ID],
+    ).toBeUndefined();
+    expect(widgets.service.widgets.get(foreign)?.size).toBe(4);
+  });
+
   it('stops with CreateIncomplete when an interrupted create is ambiguous', async () => {
     widgets.service.insert({ name: 'crashed-twice', size: 1 });
     widgets.service.insert({ name: 'crashed-twice', size: 1 });
@@ -115,7 +135,7 @@ describe('managed reconciler on a real API server', () => {
     expect(outcome.error).toMatchObject({ errorClass: 'terminal', reason: 'CreateIncomplete' });
     const synced = await widgets.condition('crash-ambiguous', 'Synced');
     expect(synced).toMatchObject({ status: 'False', reason: 'CreateIncomplete' });
-    expect(synced?.message).toContain('2 external objects match');
+    expect(synced?.message).toContain('2 external objects created since may be the one it made');
     expect([...widgets.service.widgets.values()].filter((w) => w.name === 'crashed-twice')).toHaveLength(2);
     expect((await widgets.events('crash-ambiguous')).map((e) => [e.type, e.reason])).toEqual([
       ['Warning', 'CannotRecoverCreate'],
