@@ -3,7 +3,7 @@
 // against the real API server and a devserver, driven step by step so that a reconcile can be
 // handed a stale read (the id recorded, the status with the token not yet) or end before its
 // status is written. The operator runs the Identity kind only, so nothing else reconciles the
-// IdentityAuth objects.
+// IdentityAuth objects; each has its own Identity (an identity has one configuration per method).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +28,8 @@ import { HARNESS_CONNECTION, startOperatorHarness, type OperatorHarness } from '
 type Obj = ManagedObject<unknown>;
 
 let h: OperatorHarness;
-let identityId = '';
+/** Service ids of the Identity resources, by name (one per IdentityAuth: the method is per identity). */
+const identityIds: Record<string, string> = {};
 /** Every credential value seen, to check none leaked. */
 const issued: string[] = [];
 
@@ -38,12 +39,12 @@ const sample = parse(
 
 beforeAll(async () => {
   h = await startOperatorHarness({ operator: { kinds: [identityController] } });
-  await h.create('Identity', 'ci', {
-    connectionRef: { name: HARNESS_CONNECTION },
-    name: 'ci',
-    role: 'admin',
-  });
-  identityId = (await h.waitForReady('Identity', 'ci')).status?.id ?? '';
+  for (const name of ['stale', 'interrupted']) {
+    await h.create('Identity', name, { connectionRef: { name: HARNESS_CONNECTION }, name, role: 'admin' });
+  }
+  for (const name of ['stale', 'interrupted']) {
+    identityIds[name] = (await h.waitForReady('Identity', name)).status?.id ?? '';
+  }
 });
 
 afterAll(async () => {
@@ -106,21 +107,21 @@ function steppedReconciler() {
   return { levers, reconcile };
 }
 
-/** The sample's spec for the test Identity, publishing into `secretName`. */
-function sampleSpec(secretName: string): Record<string, unknown> {
+/** The sample's spec for the Identity named `name`, publishing into `secretName`. */
+function sampleSpec(name: string, secretName: string): Record<string, unknown> {
   const credentials = sample.spec.credentials as Record<string, unknown>;
   return {
     ...sample.spec,
     connectionRef: { name: HARNESS_CONNECTION },
-    identityRef: { name: 'ci' },
+    identityRef: { name },
     credentials: { ...credentials, secretName },
   };
 }
 
-/** Ids of the live tokens carrying the label of IdentityAuth `name`. */
+/** Ids of the live tokens of Identity `name` carrying the label of IdentityAuth `name`. */
 async function liveTokens(name: string): Promise<string[]> {
   const label = `coffer:${h.namespace}/${name}`;
-  const tokens = await h.service.tokenAuthTokens.list(identityId, { limit: 100 });
+  const tokens = await h.service.tokenAuthTokens.list(identityIds[name] ?? '', { limit: 100 });
   return tokens.filter((t) => t.name === label && t.isAccessTokenRevoked !== true).map((t) => t.id);
 }
 
@@ -147,7 +148,7 @@ async function secretTokenWorks(secretName: string): Promise<boolean> {
 
 describe('IdentityAuth: one credential per rotation step', () => {
   it('issues nothing on a reconcile that reads the resource as it was before the status write', async () => {
-    await h.create('IdentityAuth', 'stale', sampleSpec('stale-token'));
+    await h.create('IdentityAuth', 'stale', sampleSpec('stale', 'stale-token'));
     const { levers, reconcile } = steppedReconciler();
     expect(await reconcile('stale')).toBeUndefined();
     const tokens = await liveTokens('stale');
@@ -176,7 +177,7 @@ describe('IdentityAuth: one credential per rotation step', () => {
   });
 
   it('revokes the token of an issuance that was never recorded before issuing the next', async () => {
-    await h.create('IdentityAuth', 'interrupted', sampleSpec('interrupted-token'));
+    await h.create('IdentityAuth', 'interrupted', sampleSpec('interrupted', 'interrupted-token'));
     const { levers, reconcile } = steppedReconciler();
     levers.failStatusWrites = true;
     expect(await reconcile('interrupted')).toBeDefined();
