@@ -143,7 +143,9 @@ describe('IdentityAuth methods', () => {
     const id = await created(obj, client, refs);
     const seen = await client.observe(obj, context(refs, id));
     expect(seen).toMatchObject({ exists: true, upToDate: true, externalId: id });
-    await expect(client.findByNaturalKey(obj, context(refs))).resolves.toEqual([{ id, createdAt: expect.any(String) as string }]);
+    await expect(client.findByNaturalKey(obj, context(refs))).resolves.toEqual([
+      { id, createdAt: expect.any(String) as string },
+    ]);
   });
 });
 
