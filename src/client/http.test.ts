@@ -2,6 +2,7 @@ import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { staticToken } from './auth.ts';
 import {
+  PayloadTooLargeError,
   ForbiddenError,
   NetworkError,
   RateLimitedError,
@@ -245,6 +246,22 @@ describe('validation', () => {
     expect((err as Error).message).toMatch(
       /^cannot call environments.create: invalid request \(not sent\): slug:/,
     );
+    expect(seen).toHaveLength(0);
+  });
+
+  it("refuses a body over the service's limit locally with 413, sending nothing", async () => {
+    const { client, seen } = setup({ maxBodyBytes: 2048 });
+    const err: unknown = await client.secrets
+      .batchCreate({
+        workspaceId: 'p1',
+        environment: 'dev',
+        secrets: [{ secretKey: 'BIG', secretValue: 'x'.repeat(4096) }],
+      })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PayloadTooLargeError);
+    expect((err as PayloadTooLargeError).status).toBe(413);
+    expect((err as Error).message).toContain("over the service's limit of 2048 bytes; nothing was sent");
+    expect((err as Error).message).not.toContain('xxxx');
     expect(seen).toHaveLength(0);
   });
 

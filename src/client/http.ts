@@ -9,6 +9,7 @@ import type { Clock } from './clock.ts';
 import {
   ForbiddenError,
   NetworkError,
+  PayloadTooLargeError,
   RateLimitedError,
   ResponseValidationError,
   ServerError,
@@ -74,7 +75,16 @@ export interface HttpClientOptions {
   logger: ClientLogger;
   onRequest?: (info: RequestInfo) => void;
   userAgent: string;
+  /**
+   * Largest JSON body sent (default `DEFAULT_MAX_BODY_BYTES`, the service's limit). A larger one
+   * is refused before sending with `PayloadTooLargeError` (413): the service itself would answer
+   * 500 for it (its framework's limit is not mapped to a client error), which looks like an outage.
+   */
+  maxBodyBytes?: number;
 }
+
+/** The service's request body limit (its HTTP framework's default, 1 MiB). */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /** Hands the response to a consumer while the attempt's timeout still runs. */
 interface Consumer<T> {
@@ -136,10 +146,11 @@ export class HttpClient {
   }
 
   private async run<T>(spec: RequestSpec, options: CallOptions, consume: Consumer<T>): Promise<T> {
+    const payload = this.serialize(spec);
     let tokenRetried = false;
     let attempt = 0;
     for (;;) {
-      const outcome = await this.attempt(spec, options, consume, attempt);
+      const outcome = await this.attempt({ spec, payload }, options, consume, attempt);
       if (outcome.ok) return outcome.value;
       const { error, rejectedToken } = outcome;
       if (
@@ -166,8 +177,23 @@ export class HttpClient {
     }
   }
 
+  /** The JSON body, or `PayloadTooLargeError` when it is over the limit (nothing is sent). */
+  private serialize(spec: RequestSpec): string | undefined {
+    if (spec.body === undefined) return undefined;
+    const payload = JSON.stringify(spec.body);
+    const limit = this.o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const size = Buffer.byteLength(payload);
+    if (size <= limit) return payload;
+    throw new PayloadTooLargeError({
+      operation: spec.operation,
+      status: 413,
+      message: `the request body (${size} bytes) is over the service's limit of ${limit} bytes; nothing was sent`,
+      local: true,
+    });
+  }
+
   private async attempt<T>(
-    spec: RequestSpec,
+    { spec, payload }: { spec: RequestSpec; payload: string | undefined },
     options: CallOptions,
     consume: Consumer<T>,
     attempt: number,
@@ -181,7 +207,7 @@ export class HttpClient {
     let status = 0;
     try {
       const dispatcher = spec.longLived ? this.o.transport.streamDispatcher : this.o.transport.dispatcher;
-      const res = await dispatcher.request(this.requestOptions(spec, token, signal));
+      const res = await dispatcher.request(this.requestOptions(spec, payload, token, signal));
       status = res.statusCode;
       if (status < 200 || status >= 300) {
         const error = await this.readError(spec, res);
@@ -219,16 +245,13 @@ export class HttpClient {
 
   private requestOptions(
     spec: RequestSpec,
+    body: string | undefined,
     token: string | undefined,
     signal: AbortSignal,
   ): Dispatcher.RequestOptions {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.o.userAgent };
     if (token !== undefined) headers.authorization = `Bearer ${token}`;
-    let body: string | undefined;
-    if (spec.body !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(spec.body);
-    }
+    if (body !== undefined) headers['content-type'] = 'application/json';
     return {
       origin: this.o.transport.origin,
       path: this.o.transport.pathPrefix + spec.path + queryString(spec.query),

@@ -44,6 +44,8 @@ export interface ServiceClientOptions {
   /** Called after every HTTP attempt (metrics); exceptions from it are logged and ignored. */
   onRequest?: (info: RequestInfo) => void;
   userAgent?: string;
+  /** Largest JSON request body to send (default 1 MiB, the service's limit); see `HttpClientOptions`. */
+  maxBodyBytes?: number;
   /** Send through this dispatcher (tests: an undici `MockAgent`) instead of a shared Pool. */
   dispatcher?: Dispatcher;
   /** Where Pools and limiters are shared (default: one registry per process). */
@@ -106,6 +108,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     logger,
     onRequest: options.onRequest,
     userAgent: options.userAgent ?? 'coffer-client',
+    ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
   };
   // Login and renew go through an unauthenticated pipeline on the same transport.
   const tokens = authTokensApi(new HttpClient(common));

@@ -3,7 +3,7 @@ import { ExponentialBackoff } from './backoff.ts';
 import { ManualClock } from './clock.ts';
 import { DelayHeap } from './delay-heap.ts';
 import { TokenBucket } from './token-bucket.ts';
-import { WorkQueue, type WorkQueueOptions } from './work-queue.ts';
+import { MAX_TIMER_DELAY_MS, WorkQueue, type WorkQueueOptions } from './work-queue.ts';
 
 /** A queue on a manual clock with no jitter and a bucket large enough to stay out of the way. */
 function newQueue(options: WorkQueueOptions = {}) {
@@ -229,6 +229,23 @@ describe('WorkQueue', () => {
     queue.add('other');
     queue.done('busy');
     expect(await takeAll(queue)).toEqual(['other', 'busy']);
+  });
+
+  it('waits past the longest timer delay in steps instead of firing early', async () => {
+    const { queue, clock } = newQueue();
+    const asked: number[] = [];
+    const setTimeout = clock.setTimeout.bind(clock);
+    clock.setTimeout = (fn, ms) => {
+      asked.push(ms);
+      return setTimeout(fn, ms);
+    };
+    const thirtyDays = 30 * 24 * 3_600_000;
+    queue.addAfter('k', thirtyDays);
+    expect(Math.max(...asked)).toBeLessThanOrEqual(MAX_TIMER_DELAY_MS);
+    clock.advance(MAX_TIMER_DELAY_MS);
+    expect(await takeAll(queue)).toEqual([]);
+    clock.advance(thirtyDays - MAX_TIMER_DELAY_MS);
+    expect(await takeAll(queue)).toEqual(['k']);
   });
 
   it('addAfter keeps the earlier of two delays for one key', async () => {

@@ -22,6 +22,8 @@ import { systemClock, type CancelTimer, type Clock } from './clock.ts';
 import { DelayHeap } from './delay-heap.ts';
 import { TokenBucket } from './token-bucket.ts';
 
+/** The longest delay a Node timer honours (about 24.8 days). */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 /** Optional observers for metrics; each is called synchronously and must not throw. */
 export interface WorkQueueHooks {
   /** Number of keys waiting to be handed out (not counting delayed or in-flight keys). */
@@ -216,7 +218,9 @@ export class WorkQueue {
     const at = this.delayed.peekTime();
     if (at === undefined || (this.delayTimer && this.delayTimer.at <= at)) return;
     this.delayTimer?.cancel();
-    const cancel = this.clock.setTimeout(() => this.onDelayTimer(), at - this.clock.now());
+    // Node fires a delay over 2^31-1 ms after 1 ms: wait at most that long, then re-arm.
+    const delay = Math.min(at - this.clock.now(), MAX_TIMER_DELAY_MS);
+    const cancel = this.clock.setTimeout(() => this.onDelayTimer(), delay);
     this.delayTimer = { at, cancel };
   }
 
