@@ -7,6 +7,7 @@
 // reliability-namespace-deletion.test.ts.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANNOTATION_EXTERNAL_ID } from '../../src/runtime/object-meta.ts';
 import { waitFor } from '../support/kube.ts';
 import { startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
 
@@ -139,11 +140,12 @@ describe('deletion safety', () => {
   it('lets an ObserveOnly resource go at once, even with the service unreachable', async () => {
     const slug = `observed-${suffix}`;
     const existing = await h.service.projects.create({ projectName: 'Observed', slug });
-    await h.create('Project', 'observed', {
-      ...projectSpec('observed'),
-      slug,
-      managementPolicy: 'ObserveOnly',
-    });
+    await h.create(
+      'Project',
+      'observed',
+      { ...projectSpec('observed'), slug, managementPolicy: 'ObserveOnly' },
+      { annotations: { [ANNOTATION_EXTERNAL_ID]: existing.id } },
+    );
     const obj = await h.waitForReady('Project', 'observed');
     expect(obj.status?.id).toBe(existing.id);
     await deleteWhileUnreachable('observed');

@@ -9,6 +9,7 @@ import {
   jwtBody,
   jwtDrift,
   oidcBody,
+  tlsCertBody,
   universalDrift,
 } from './method-fields.ts';
 
@@ -28,6 +29,23 @@ const common = {
 };
 
 describe('bodies', () => {
+  it('TLS-cert auth sends null, not an empty string the service refuses, for no common names', () => {
+    const caCertificate = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
+    expect(tlsCertBody(spec({ method: 'tlsCert', tlsCert: { caCertificate } }))).toMatchObject({
+      allowedCommonNames: null,
+    });
+    const named = tlsCertBody(
+      spec({
+        method: 'tlsCert',
+        tlsCert: { caCertificate, allowedCommonNames: ['a.example.com', 'b.example.com'] },
+      }),
+    );
+    expect(named.allowedCommonNames?.split(',').map((n) => n.trim())).toEqual([
+      'a.example.com',
+      'b.example.com',
+    ]);
+  });
+
   it('AWS always sends both list fields (an omitted one may be reset by the service)', () => {
     const body = awsBody(spec({ method: 'aws' }));
     expect(body).toMatchObject({

@@ -120,7 +120,8 @@ export function tlsCertBody(spec: IdentityAuthSpec) {
   return {
     ...commonBody(spec),
     caCertificate: t.caCertificate,
-    allowedCommonNames: joinList(t.allowedCommonNames),
+    // The service refuses an empty string (at least 1 character); null clears the list.
+    allowedCommonNames: t.allowedCommonNames?.length ? joinList(t.allowedCommonNames) : null,
   };
 }
 
