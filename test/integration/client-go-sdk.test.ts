@@ -72,6 +72,7 @@ const SERVED: Record<string, (call: ClientCall) => void> = {
       paths: { KEY_B: '/', KEY_C: '/', KEY_D: '/app' },
     }),
   'folders.list': (c) => expect(c.detail).toEqual({ names: ['app'] }),
+  'folders.update': (c) => expect(c.detail).toEqual({ name: 'app-renamed', sameId: true }),
   'folders.delete': (c) => expect(c.detail).toEqual({ sameId: true }),
   'auth.revokeAccessToken': (c) => expect(c.detail).toEqual({ clientTokenCleared: true }),
   'secrets.listSecrets.afterRevoke': (c) => expect([c.ok, c.status]).toEqual([false, 401]),
@@ -79,7 +80,6 @@ const SERVED: Record<string, (call: ClientCall) => void> = {
 
 /** SDK calls the devserver does not serve (route not found), with the route the SDK calls. */
 const NOT_SERVED: Record<string, string> = {
-  'folders.update': 'PATCH /api/v1/folders/{folderId}',
   'kms.keys.create': 'POST /api/v1/kms/keys',
   'dynamicSecrets.list': 'GET /api/v1/dynamic-secrets',
   'ssh.getSshHosts': 'GET /api/v1/ssh/hosts',

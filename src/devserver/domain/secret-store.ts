@@ -36,7 +36,15 @@ import {
   type SecretUpdateInput,
   type SecretView,
 } from './secret-model.ts';
-import { folderView, secretView, type EnvTree, type FolderNode, type TreeContext } from './secret-tree.ts';
+import {
+  folderView,
+  moveFolder,
+  requireFolder,
+  secretView,
+  type EnvTree,
+  type FolderNode,
+  type TreeContext,
+} from './secret-tree.ts';
 import { createSecret, deleteSecret, updateSecret } from './secret-single.ts';
 
 export interface SecretStoreOptions {
@@ -225,6 +233,39 @@ export class SecretStore {
       tree.folders.delete(folderPath);
     }
     return folderView(tree, target.record);
+  }
+
+  /**
+   * Renames (and re-describes) the folder with id — or, for old clients, name — `idOrName`
+   * directly under `path`, as the service's `updateFolder` does: 404 for an unknown parent path or
+   * folder, 400 "Folder with specified name already exists" when a sibling has the new name.
+   * Returns the folder before and after.
+   */
+  updateFolder(
+    scope: Scope,
+    input: { idOrName: string; path?: string; name: string; description?: string | null },
+  ): { folder: FolderView; old: FolderView } {
+    const tree = this.tree(scope);
+    const parent = requireFolder(tree, normalizeSecretPath(input.path));
+    const siblings = [...tree.folders.values()].filter((n) => n.record.parentId === parent.record.id);
+    const target =
+      siblings.find((n) => n.record.id === input.idOrName) ??
+      siblings.find((n) => n.record.name === input.idOrName);
+    if (!target) throw notFound(`Folder with ID '${input.idOrName}' not found`);
+    const name = input.name.trim();
+    if (!FOLDER_NAME.test(name))
+      throw validationFailure([{ code: 'custom', path: ['name'], message: FOLDER_NAME_MESSAGE }]);
+    if (name !== target.record.name && siblings.some((n) => n.record.name === name))
+      throw badRequest('Folder with specified name already exists');
+    const old = folderView(tree, target.record);
+    moveFolder(tree, target.record.path, childPath(parent.record.path, name), this.ctx);
+    Object.assign(target.record, {
+      name,
+      ...(input.description === undefined ? {} : { description: input.description }),
+      version: target.record.version + 1,
+      updatedAt: this.ctx.now(),
+    });
+    return { folder: folderView(tree, target.record), old };
   }
 
   // ------------------------------------------------------------------------------------------

@@ -166,3 +166,24 @@ export function folderView(tree: EnvTree, record: FolderRecord): FolderView {
 export function tagSlugs(tree: EnvTree, tagIds: readonly string[], ctx: TreeContext): string[] {
   return ctx.viewTags(tree.projectId, tagIds).map((tag) => tag.slug);
 }
+
+/** `path` with its leading `from` (a folder path) replaced by `to`. */
+function rebase(path: string, from: string, to: string): string {
+  if (path === from) return to;
+  return to === '/' ? path.slice(from.length) : to + path.slice(from.length);
+}
+
+/**
+ * Moves the folder at `from` and everything below it to `to` (a rename keeps ids, versions of
+ * secrets and creation order); `track` is told where each secret now lives.
+ */
+export function moveFolder(tree: EnvTree, from: string, to: string, ctx: Pick<TreeContext, 'track'>): void {
+  const moved = [...tree.folders].filter(([path]) => path === from || path.startsWith(`${from}/`));
+  for (const [path] of moved) tree.folders.delete(path);
+  for (const [path, node] of moved) {
+    const next = rebase(path, from, to);
+    node.record.path = next;
+    tree.folders.set(next, node);
+    for (const secret of node.secrets.values()) ctx.track(secret.id, tree, next);
+  }
+}

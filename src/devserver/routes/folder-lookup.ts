@@ -1,5 +1,6 @@
 /**
- * `GET /api/v1/folders/{id}`: a folder by id, `{folder}` (server/routes/v1/secret-folder-router.ts).
+ * `GET /api/v1/folders/{id}`: a folder by id, `{folder}` with its `path`, `projectId` and
+ * `environment: {envId, envName, envSlug}` (server/routes/v1/secret-folder-router.ts).
  * The folder is searched in the environments of the caller's organisation; 404 when none has it.
  * The caller needs `read` on `secret-folders` for the folder's environment and path.
  */
@@ -12,7 +13,7 @@ import { actorOf, environmentsOf } from './common.ts';
 
 interface LocatedFolder {
   projectId: string;
-  environment: string;
+  environment: { envId: string; envName: string; envSlug: string };
   folder: FolderView;
 }
 
@@ -27,7 +28,10 @@ function locateFolder(app: DevApp, orgId: string, id: string): LocatedFolder | u
         ...app.secrets.listFolders(scope, { path: '/', recursive: true }),
       ];
       const folder = all.find((f) => f.id === id);
-      if (folder) return { projectId: project.id, environment: env.slug, folder };
+      if (folder) {
+        const environment = { envId: env.id, envName: env.name, envSlug: env.slug };
+        return { projectId: project.id, environment, folder };
+      }
     }
   }
   return undefined;
@@ -41,9 +45,10 @@ function getFolderById(app: DevApp, ctx: RequestContext): unknown {
   requireProjectPermission(app, actor, located.projectId, {
     action: 'read',
     subject: 'secret-folders',
-    context: { environment: located.environment, secretPath: located.folder.path },
+    context: { environment: located.environment.envSlug, secretPath: located.folder.path },
   });
-  return { folder: located.folder };
+  const { folder, projectId, environment } = located;
+  return { folder: { ...folder, projectId, environment } };
 }
 
 /** The folder-by-id route. */

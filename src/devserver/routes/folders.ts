@@ -1,8 +1,10 @@
 /**
  * Folder routes (facts B6) on both paths official clients use: `/api/v2/folders` (project by
  * `projectId`) and `/api/v1/folders` (project by `workspaceId`, path also as `directory`).
- * Create creates missing parents (400 when the folder exists); delete removes everything below.
- * Permissions: `secret-folders` create/read/delete for the environment and parent path.
+ * Create creates missing parents (400 when the folder exists); update renames the folder with
+ * the id (or, for old clients, the name) in `:folderId` under the parent path, moving everything
+ * below it; delete removes everything below.
+ * Permissions: `secret-folders` create/read/edit/delete for the environment and parent path.
  */
 import { z } from 'zod';
 import type { DevApp } from '../app.ts';
@@ -21,6 +23,7 @@ const base = z.object({
 const createBody = base.extend({ name: z.string().trim().min(1), description: z.string().nullish() });
 const listQuery = base.extend({ recursive: z.stringbool().default(false) });
 const deleteBody = base.extend({ forceDelete: z.boolean().default(false) });
+const updateBody = base.extend({ name: z.string().trim().min(1), description: z.string().nullish() });
 
 type Base = z.infer<typeof base>;
 
@@ -62,6 +65,19 @@ function listFolders(app: DevApp, ctx: RequestContext): unknown {
   return { folders: app.secrets.listFolders(scope, { path, recursive: q.recursive }) };
 }
 
+function updateFolder(app: DevApp, ctx: RequestContext): unknown {
+  const body = updateBody.parse(ctx.body ?? {});
+  const { scope, path } = resolve(app, ctx, body, 'edit');
+  const { folder } = app.secrets.updateFolder(scope, {
+    idOrName: ctx.params.folderId ?? '',
+    path,
+    name: body.name,
+    ...(body.description === undefined ? {} : { description: body.description }),
+  });
+  app.changed();
+  return { folder };
+}
+
 function deleteFolder(app: DevApp, ctx: RequestContext): unknown {
   const body = deleteBody.parse(ctx.body ?? {});
   const { scope, path } = resolve(app, ctx, body, 'delete');
@@ -75,6 +91,12 @@ export function folderRoutes(app: DevApp): RouteDef[] {
   return ['/api/v1/folders', '/api/v2/folders'].flatMap((prefix): RouteDef[] => [
     { method: 'POST', path: prefix, bucket: 'secrets', handler: (ctx) => createFolder(app, ctx) },
     { method: 'GET', path: prefix, bucket: 'secrets', handler: (ctx) => listFolders(app, ctx) },
+    {
+      method: 'PATCH',
+      path: `${prefix}/:folderId`,
+      bucket: 'secrets',
+      handler: (ctx) => updateFolder(app, ctx),
+    },
     {
       method: 'DELETE',
       path: `${prefix}/:folderIdOrName`,
