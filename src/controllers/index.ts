@@ -5,9 +5,9 @@
  * Adding one = one line here (keep the order of `allKinds`: dependencies first).
  *
  * `directKindControllers`: kinds that mirror no service object (connections and Bootstrap), on
- * the operator's small direct reconciler.
+ * the small direct reconciler (`src/managed/direct/`).
  */
-import type { DirectKindController } from '../operator/direct-kind.ts';
+import type { DirectKindController } from '../managed/direct/kind.ts';
 import { additionalPrivilegeController } from './additional-privilege/index.ts';
 import { bootstrapController } from './bootstrap/index.ts';
 import { certificateAuthorityController } from './certificate-authority/index.ts';

@@ -16,8 +16,8 @@ import { createEventRecorder, kubeEventsApi, type EventRecorder } from '../runti
 import type { Manager } from '../runtime/manager.ts';
 import type { Reconciler } from '../runtime/reconcile.ts';
 import { connectionDependents, watchConnectionDependents } from './direct-dependents.ts';
-import type { DirectKindController, DirectServices } from './direct-kind.ts';
-import { createDirectReconciler } from './direct-reconciler.ts';
+import type { DirectKindController, DirectServices } from '../managed/direct/kind.ts';
+import { createDirectReconciler } from '../managed/direct/reconciler.ts';
 import { createInformers, resourceOf, type OperatorInformers } from './informers.ts';
 import { createServices } from './services.ts';
 import { watchDependencies, watchNamespaceLabels, watchOwnSources, type WatchedKind } from './watches.ts';

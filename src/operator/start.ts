@@ -13,7 +13,7 @@ import { createLogger } from '../runtime/logger.ts';
 import { Manager, type LeaderElectionConfig, type ManagerExit } from '../runtime/manager.ts';
 import type { OperatorMetrics } from '../runtime/metrics.ts';
 import { assembleOperator } from './assemble.ts';
-import type { DirectKindController, DirectServices } from './direct-kind.ts';
+import type { DirectKindController, DirectServices } from '../managed/direct/kind.ts';
 
 /** Options of `startOperator`; only `kubeConfig` is required. */
 export interface StartOperatorOptions {

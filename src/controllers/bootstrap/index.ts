@@ -1,11 +1,11 @@
 /**
  * Bootstrap: one-time initialisation of a fresh service instance, with the resulting credentials
  * written to an owned Secret and, optionally, a Connection using them. Reconciled by the
- * operator's direct reconciler (see `sync.ts`).
+ * direct reconciler (`src/managed/direct/`, see `sync.ts`).
  */
 import { bootstrapKind, type BootstrapSpec } from '../../api/v1alpha1/index.ts';
-import type { DirectKindController } from '../../operator/direct-kind.ts';
-import { configMapKeyRefs } from '../connection/credentials.ts';
+import type { DirectKindController } from '../../managed/direct/kind.ts';
+import { configMapKeyRefs } from '../../managed/connections/credentials.ts';
 import { bootstrapSync, type BootstrapStatusFields } from './sync.ts';
 
 export const bootstrapController: DirectKindController<BootstrapSpec, BootstrapStatusFields> = {

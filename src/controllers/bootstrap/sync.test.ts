@@ -6,7 +6,7 @@ import { FakeSecrets } from '../../../test/support/fake-kube.ts';
 import type { BootstrapSpec } from '../../api/v1alpha1/index.ts';
 import { startDevServer, type DevServer } from '../../devserver/server.ts';
 import type { ManagedObject } from '../../managed/external-client.ts';
-import type { DirectServices } from '../../operator/direct-kind.ts';
+import type { DirectServices } from '../../managed/direct/kind.ts';
 import { createLogger } from '../../runtime/logger.ts';
 import { createSecretWriter, type SecretWriter } from '../../runtime/secret-writer.ts';
 import { connectionSpecFor } from './output-connection.ts';

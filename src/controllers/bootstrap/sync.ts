@@ -19,8 +19,8 @@ import type { ManagedObject } from '../../managed/external-client.ts';
 import { Reasons } from '../../runtime/conditions.ts';
 import type { EventInput } from '../../runtime/events.ts';
 import { controllerOf, isManagedByCoffer } from '../../runtime/object-meta.ts';
-import type { DirectContext, DirectOutcome, DirectServices, DirectSync } from '../../operator/direct-kind.ts';
-import { MissingCredentialsError, place, readKey, readTls } from '../connection/credentials.ts';
+import type { DirectContext, DirectOutcome, DirectServices, DirectSync } from '../../managed/direct/kind.ts';
+import { MissingCredentialsError, place, readKey, readTls } from '../../managed/connections/credentials.ts';
 import { connectionNameOf, ensureConnection, TOKEN_KEY } from './output-connection.ts';
 
 /** Condition reason when someone else bootstrapped the instance. */

@@ -2,12 +2,12 @@
  * ClusterConnection: a cluster-scoped Connection shared with the namespaces in
  * `spec.allowedNamespaces`. Its own reconcile is the Connection's (verify the credentials); the
  * namespace admission happens when a resource resolves its `connectionRef` (see
- * `src/operator/connections.ts` and `admission.ts`). Held by its dependents in every namespace,
+ * `src/managed/connections/resolver.ts` and `admission.ts`). Held by its dependents in every namespace,
  * like a Connection.
  */
 import { clusterConnectionKind, type ClusterConnectionSpec } from '../../api/v1alpha1/index.ts';
-import type { DirectKindController } from '../../operator/direct-kind.ts';
-import { configMapKeyRefs, secretKeyRefs } from '../connection/credentials.ts';
+import type { DirectKindController } from '../../managed/direct/kind.ts';
+import { configMapKeyRefs, secretKeyRefs } from '../../managed/connections/credentials.ts';
 import { connectionSync, type ConnectionStatusFields } from '../connection/sync.ts';
 
 export const clusterConnectionController: DirectKindController<

@@ -1,12 +1,12 @@
 /**
- * Connection: a namespaced service URL plus credentials. Reconciled by the operator's direct
+ * Connection: a namespaced service URL plus credentials. Reconciled by the direct
  * reconciler (it mirrors no service object): Ready once the service accepts the credentials.
  * Held by its dependents: once deleted, it stays until no resource using it holds Coffer's
- * finalizer (`src/operator/direct-deletion.ts`).
+ * finalizer (`src/managed/direct/deletion.ts`).
  */
 import { connectionKind, type ConnectionSpec } from '../../api/v1alpha1/index.ts';
-import type { DirectKindController } from '../../operator/direct-kind.ts';
-import { configMapKeyRefs, secretKeyRefs } from './credentials.ts';
+import type { DirectKindController } from '../../managed/direct/kind.ts';
+import { configMapKeyRefs, secretKeyRefs } from '../../managed/connections/credentials.ts';
 import { connectionSync, type ConnectionStatusFields } from './sync.ts';
 
 export const connectionController: DirectKindController<ConnectionSpec, ConnectionStatusFields> = {

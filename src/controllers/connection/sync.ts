@@ -14,14 +14,9 @@
  */
 import type { ManagedObject } from '../../managed/external-client.ts';
 import { Reasons } from '../../runtime/conditions.ts';
-import type {
-  ConditionState,
-  DirectOutcome,
-  DirectServices,
-  DirectSync,
-} from '../../operator/direct-kind.ts';
-import { connectionKey, type ConnectionKindName } from '../../operator/connections.ts';
-import { MissingCredentialsError, type ConnectionSettings } from './credentials.ts';
+import type { ConditionState, DirectOutcome, DirectServices, DirectSync } from '../../managed/direct/kind.ts';
+import { connectionKey, type ConnectionKindName } from '../../managed/connections/resolver.ts';
+import { MissingCredentialsError, type ConnectionSettings } from '../../managed/connections/credentials.ts';
 import { checkCredentials } from './verify.ts';
 
 /** Condition reason when the service rejects the credentials. */

@@ -1,10 +1,10 @@
 // One rate limiter per connection: clients built for the same connection share the
 // requestsPerMinute budget (also across credential versions), other connections do not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeClock } from '../client/fake-clock.ts';
-import { startTestServer, type TestServer } from '../devserver/test-support.ts';
-import { createLogger } from '../runtime/logger.ts';
-import { ConnectionClientFactory, type ConnectionClient } from './connection-clients.ts';
+import { FakeClock } from '../../client/fake-clock.ts';
+import { startTestServer, type TestServer } from '../../devserver/test-support.ts';
+import { createLogger } from '../../runtime/logger.ts';
+import { ConnectionClientFactory, type ConnectionClient } from './clients.ts';
 
 let t: TestServer;
 let admin: { token: string; identityId: string };

@@ -17,8 +17,8 @@ import {
   type Clock,
   type RequestInfo,
   type ServiceClient,
-} from '../client/index.ts';
-import type { AuthCredentials, Credentials } from '../controllers/connection/credentials.ts';
+} from '../../client/index.ts';
+import type { AuthCredentials, Credentials } from './credentials.ts';
 
 /** A connection's client plus access to the token it sends (for the credential check). */
 export interface ConnectionClient {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ConfigMapSource, SecretSource } from '../kind-controller.ts';
+import type { ConfigMapSource, SecretSource } from '../kind-services.ts';
 import {
   configMapKeyRefs,
   MissingCredentialsError,

@@ -7,7 +7,7 @@
  * errors (which name the Secret and key, not the content).
  */
 import type { TlsOptions } from '../../client/index.ts';
-import type { ConfigMapSource, SecretSource } from '../kind-controller.ts';
+import type { ConfigMapSource, SecretSource } from '../kind-services.ts';
 
 /** A key of a Secret or ConfigMap; `namespace` only on ClusterConnection references. */
 export interface KeyRef {

@@ -4,11 +4,11 @@
 // ClusterConnection admission: a resource being deleted that recorded its object may still
 // delete it after its namespace lost admission.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../devserver/test-support.ts';
-import type { ManagedObject } from '../managed/external-client.ts';
-import { TerminalError, WaitingError } from '../runtime/errors.ts';
-import { createLogger } from '../runtime/logger.ts';
-import { ConnectionResolver, type ConnectionKindName, type ConnectionObject } from './connections.ts';
+import { startTestServer, type TestServer } from '../../devserver/test-support.ts';
+import type { ManagedObject } from '../external-client.ts';
+import { TerminalError, WaitingError } from '../../runtime/errors.ts';
+import { createLogger } from '../../runtime/logger.ts';
+import { ConnectionResolver, type ConnectionKindName, type ConnectionObject } from './resolver.ts';
 
 let t: TestServer;
 let token = '';

@@ -3,11 +3,11 @@
 // deleted there keeps the Connection's last client until the namespace is gone; anywhere else a
 // missing Connection is ReferenceNotReady, with the abandon hint for a resource being deleted.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../devserver/test-support.ts';
-import type { ManagedObject } from '../managed/external-client.ts';
-import { WaitingError } from '../runtime/errors.ts';
-import { createLogger } from '../runtime/logger.ts';
-import { ConnectionResolver, type ConnectionObject } from './connections.ts';
+import { startTestServer, type TestServer } from '../../devserver/test-support.ts';
+import type { ManagedObject } from '../external-client.ts';
+import { WaitingError } from '../../runtime/errors.ts';
+import { createLogger } from '../../runtime/logger.ts';
+import { ConnectionResolver, type ConnectionObject } from './resolver.ts';
 
 let t: TestServer;
 let token = '';

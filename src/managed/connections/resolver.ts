@@ -14,7 +14,7 @@
  * being deleted there, until the namespace is gone.
  *
  * Deletion of a connection itself: it is held (finalizer `coffer.dev/dependents`, see
- * `direct-deletion.ts`) while resources using it may still need it to clean up. Meanwhile it
+ * `../direct/deletion.ts`) while resources using it may still need it to clean up. Meanwhile it
  * serves resources that are being deleted, never live ones (no new or updated objects through a
  * connection on its way out): with its last client, frozen like in a namespace deletion, or, when
  * none is in memory (operator restart), one built from its spec and Secrets as they are. If the
@@ -28,8 +28,8 @@
  * what was created through it.
  */
 import type { Logger } from 'pino';
-import { clusterConnectionSpec, connectionSpec } from '../api/v1alpha1/index.ts';
-import type { RequestInfo } from '../client/index.ts';
+import { clusterConnectionSpec, connectionSpec } from '../../api/v1alpha1/index.ts';
+import type { RequestInfo } from '../../client/index.ts';
 import {
   configMapKeyRefs,
   MissingCredentialsError,
@@ -37,24 +37,24 @@ import {
   secretKeyRefs,
   type ConnectionSettings,
   type CredentialSources,
-} from '../controllers/connection/credentials.ts';
-import { isNamespaceAllowed, NAMESPACE_NOT_ALLOWED } from '../controllers/cluster-connection/admission.ts';
-import type { AllowedNamespaces } from '../controllers/cluster-connection/admission.ts';
-import type { ResolvedConnection } from '../controllers/kind-controller.ts';
-import { createClientCache, type ClientCache } from '../managed/client-cache.ts';
-import type { ManagedObject } from '../managed/external-client.ts';
-import type { ObjectReader } from '../managed/kube-objects.ts';
-import { ADOPTION_NOT_ALLOWED, isAdopting } from '../managed/ownership.ts';
-import { REFERENCE_NOT_READY } from '../managed/references.ts';
-import { CONDITION_READY, getCondition } from '../runtime/conditions.ts';
-import { TerminalError, WaitingError } from '../runtime/errors.ts';
+} from './credentials.ts';
+import { isNamespaceAllowed, NAMESPACE_NOT_ALLOWED } from './admission.ts';
+import type { AllowedNamespaces } from './admission.ts';
+import type { ResolvedConnection } from '../kind-services.ts';
+import { createClientCache, type ClientCache } from '../client-cache.ts';
+import type { ManagedObject } from '../external-client.ts';
+import type { ObjectReader } from '../kube-objects.ts';
+import { ADOPTION_NOT_ALLOWED, isAdopting } from '../ownership.ts';
+import { REFERENCE_NOT_READY } from '../references.ts';
+import { CONDITION_READY, getCondition } from '../../runtime/conditions.ts';
+import { TerminalError, WaitingError } from '../../runtime/errors.ts';
 import {
   ANNOTATION_ABANDON,
   ANNOTATION_EXTERNAL_ID,
   getAnnotation,
   isBeingDeleted,
-} from '../runtime/object-meta.ts';
-import { ConnectionClientFactory, type ConnectionClient } from './connection-clients.ts';
+} from '../../runtime/object-meta.ts';
+import { ConnectionClientFactory, type ConnectionClient } from './clients.ts';
 
 export type ConnectionKindName = 'Connection' | 'ClusterConnection';
 

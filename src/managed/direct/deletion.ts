@@ -1,6 +1,6 @@
 /**
  * Deletion of a direct kind held by its dependents (Connection, ClusterConnection; see
- * `direct-kind.ts`). While managed resources referring to it still hold Coffer's finalizer, they
+ * `kind.ts`). While managed resources referring to it still hold Coffer's finalizer, they
  * may need it to delete their objects in the service, so it keeps its `coffer.dev/dependents`
  * finalizer and reports whom it waits for:
  *
@@ -13,15 +13,15 @@
  *
  * The dependents re-enqueue it when they go or drop their finalizer (`direct-dependents.ts`).
  */
-import type { ManagedObject } from '../managed/external-client.ts';
-import { removeFinalizer } from '../runtime/finalizers.ts';
+import type { ManagedObject } from '../external-client.ts';
+import { removeFinalizer } from '../../runtime/finalizers.ts';
 import {
   ANNOTATION_ABANDON,
   hasFinalizer,
   isAnnotationTrue,
   type ObjectPatcher,
-} from '../runtime/object-meta.ts';
-import { DEPENDENTS_FINALIZER, type DirectOutcome } from './direct-kind.ts';
+} from '../../runtime/object-meta.ts';
+import { DEPENDENTS_FINALIZER, type DirectOutcome } from './kind.ts';
 
 /** Condition reason while a connection being deleted waits for its dependents. */
 export const DELETION_WAITING = 'DeletionWaiting';

@@ -1,29 +1,29 @@
 /**
  * Kinds that do not mirror a service object (Connection, ClusterConnection, Bootstrap) are
- * reconciled by a small dedicated reconciler (`direct-reconciler.ts`) instead of the managed one:
+ * reconciled by a small dedicated reconciler (`reconciler.ts`) instead of the managed one:
  * they have no external id and no deletion policy. Their status has the same shape as every other
  * kind's: `Ready` and `Synced` conditions with `observedGeneration`.
  *
  * A kind `heldByDependents` (Connection, ClusterConnection) carries the finalizer
  * `coffer.dev/dependents`, added before its first sync: once deleted, it stays until no managed
  * resource referring to it through `spec.connectionRef` holds Coffer's finalizer any more (see
- * `direct-deletion.ts`), so those resources can still clean up in the service.
+ * `deletion.ts`), so those resources can still clean up in the service.
  *
  * A direct kind supplies a `sync` that looks at the world and says what Ready (and, for expected
  * failures such as rejected credentials, Synced) should be. Unexpected failures are thrown and
  * classified like the managed reconciler's (`Synced=False`, Ready unchanged).
  */
 import type { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import type { KindDefinition } from '../api/v1alpha1/kind.ts';
-import type { NamedRef, OperatorServices } from '../controllers/kind-controller.ts';
-import type { AdapterStatus, ManagedObject } from '../managed/external-client.ts';
-import type { EventInput } from '../runtime/events.ts';
-import type { Request } from '../runtime/reconcile.ts';
-import type { SecretWriter } from '../runtime/secret-writer.ts';
-import type { ConditionState } from '../managed/run.ts';
-import type { ConnectionResolver } from './connections.ts';
+import type { KindDefinition } from '../../api/v1alpha1/kind.ts';
+import type { NamedRef, OperatorServices } from '../kind-services.ts';
+import type { AdapterStatus, ManagedObject } from '../external-client.ts';
+import type { EventInput } from '../../runtime/events.ts';
+import type { Request } from '../../runtime/reconcile.ts';
+import type { SecretWriter } from '../../runtime/secret-writer.ts';
+import type { ConditionState } from '../run.ts';
+import type { ConnectionResolver } from '../connections/resolver.ts';
 
-export type { ConditionState } from '../managed/run.ts';
+export type { ConditionState } from '../run.ts';
 
 /** What one sync concluded. */
 export interface DirectOutcome<Status extends AdapterStatus = AdapterStatus> {

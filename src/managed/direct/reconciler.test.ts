@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { FakeEvents, FakeObjectStore } from '../../test/support/fake-kube.ts';
-import { ServerError } from '../client/index.ts';
-import type { ManagedObject } from '../managed/external-client.ts';
-import { createEventRecorder } from '../runtime/events.ts';
-import { createLogger } from '../runtime/logger.ts';
-import { ANNOTATION_ABANDON, ANNOTATION_PAUSED } from '../runtime/object-meta.ts';
-import type { DependentsLookup } from './direct-deletion.ts';
-import { DEPENDENTS_FINALIZER, type DirectOutcome, type DirectSync } from './direct-kind.ts';
-import { createDirectReconciler } from './direct-reconciler.ts';
+import { FakeEvents, FakeObjectStore } from '../../../test/support/fake-kube.ts';
+import { ServerError } from '../../client/index.ts';
+import type { ManagedObject } from '../external-client.ts';
+import { createEventRecorder } from '../../runtime/events.ts';
+import { createLogger } from '../../runtime/logger.ts';
+import { ANNOTATION_ABANDON, ANNOTATION_PAUSED } from '../../runtime/object-meta.ts';
+import type { DependentsLookup } from './deletion.ts';
+import { DEPENDENTS_FINALIZER, type DirectOutcome, type DirectSync } from './kind.ts';
+import { createDirectReconciler } from './reconciler.ts';
 
 const schema = z.object({ url: z.string().min(1) });
 type Spec = z.output<typeof schema>;

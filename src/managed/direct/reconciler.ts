@@ -1,32 +1,32 @@
 /**
- * The reconciler of direct kinds (see `direct-kind.ts`): read from the cache, honour
+ * The reconciler of direct kinds (see `kind.ts`): read from the cache, honour
  * `coffer.dev/paused`, validate the spec, run the kind's `sync`, write `Ready`/`Synced` with
  * observedGeneration (only when status changed), record events, requeue.
  *
  * With `dependents` (kinds held by their dependents) it also adds `coffer.dev/dependents` before
- * the first sync, and on deletion keeps it until `direct-deletion.ts` releases the object; the
+ * the first sync, and on deletion keeps it until `deletion.ts` releases the object; the
  * kind's `forget` runs only once the object is released or gone.
  */
 import type { z } from 'zod';
-import type { AdapterStatus, ManagedObject } from '../managed/external-client.ts';
-import type { ObjectReader } from '../managed/kube-objects.ts';
-import { desiredStatus, pausedCondition, type ConditionState } from '../managed/run.ts';
-import { classifyServiceError } from '../managed/service-errors.ts';
-import { parseSpec } from '../managed/spec.ts';
-import { Reasons } from '../runtime/conditions.ts';
-import { jitter } from '../runtime/duration.ts';
-import type { EventInput, EventRecorder } from '../runtime/events.ts';
-import { ensureFinalizer } from '../runtime/finalizers.ts';
+import type { AdapterStatus, ManagedObject } from '../external-client.ts';
+import type { ObjectReader } from '../kube-objects.ts';
+import { desiredStatus, pausedCondition, type ConditionState } from '../run.ts';
+import { classifyServiceError } from '../service-errors.ts';
+import { parseSpec } from '../spec.ts';
+import { Reasons } from '../../runtime/conditions.ts';
+import { jitter } from '../../runtime/duration.ts';
+import type { EventInput, EventRecorder } from '../../runtime/events.ts';
+import { ensureFinalizer } from '../../runtime/finalizers.ts';
 import {
   ANNOTATION_PAUSED,
   isAnnotationTrue,
   isBeingDeleted,
   type ObjectPatcher,
-} from '../runtime/object-meta.ts';
-import type { ReconcileContext, Reconciler, Request, Result } from '../runtime/reconcile.ts';
-import { patchStatusIfChanged } from '../runtime/status.ts';
-import { finalizeHeldObject, type DependentsLookup } from './direct-deletion.ts';
-import { DEPENDENTS_FINALIZER, type DirectOutcome, type DirectSync } from './direct-kind.ts';
+} from '../../runtime/object-meta.ts';
+import type { ReconcileContext, Reconciler, Request, Result } from '../../runtime/reconcile.ts';
+import { patchStatusIfChanged } from '../../runtime/status.ts';
+import { finalizeHeldObject, type DependentsLookup } from './deletion.ts';
+import { DEPENDENTS_FINALIZER, type DirectOutcome, type DirectSync } from './kind.ts';
 
 export interface DirectReconcilerOptions<Spec, Status extends AdapterStatus> {
   readonly schema: z.ZodType<Spec>;
