@@ -221,10 +221,14 @@ describe('cert-manager internal CAs', () => {
       body: { name: 'compat-root', projectId: project.id, status: 'active', configuration },
     });
     expect(duplicate.status).toBe(400);
+    expect(created.body.disableDirectIssuance).toBe(false);
     const updated = await t.call('PATCH', `/api/v1/cert-manager/ca/internal/${id}`, {
-      body: { status: 'disabled' },
+      body: { status: 'disabled', disableDirectIssuance: true },
     });
-    expect(updated.body.status).toBe('disabled');
+    expect(updated.body).toMatchObject({ status: 'disabled', disableDirectIssuance: true });
+    expect((await t.call('GET', `/api/v1/cert-manager/ca/internal/${id}`)).body.disableDirectIssuance).toBe(
+      true,
+    );
     expect((await t.call('GET', `/api/v1/pki/ca/${id}`)).body.ca.status).toBe('disabled');
     expect((await t.call('DELETE', `/api/v1/cert-manager/ca/internal/${id}`)).body.id).toBe(id);
     expect((await t.call('GET', `/api/v1/cert-manager/ca/internal/${id}`)).status).toBe(404);

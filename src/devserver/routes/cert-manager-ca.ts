@@ -23,6 +23,7 @@ const createSchema = z.object({
   name: slugSchema(),
   projectId: z.string().trim().min(1),
   status: z.enum(['active', 'disabled', 'pending-certificate']),
+  disableDirectIssuance: z.boolean().default(false),
   configuration: z
     .object({
       type: z.enum(['root', 'intermediate']),
@@ -47,6 +48,7 @@ const createSchema = z.object({
 const updateSchema = z.object({
   name: slugSchema().optional(),
   status: z.enum(['active', 'disabled']).optional(),
+  disableDirectIssuance: z.boolean().optional(),
 });
 
 /** The typed (cert-manager) view of a CA. */
@@ -57,7 +59,7 @@ export function internalCaShape(ca: CaRecord): Record<string, unknown> {
     name: ca.name,
     projectId: ca.projectId,
     status: ca.status,
-    disableDirectIssuance: false,
+    disableDirectIssuance: ca.disableDirectIssuance ?? false,
     type: 'internal',
     configuration: {
       type: m.type,
@@ -98,6 +100,7 @@ async function createInternalCa(app: DevApp, ctx: RequestContext): Promise<unkno
   });
   // A root CA starts with the requested status; an intermediate waits for its certificate.
   if (ca.status === 'active' && body.status === 'disabled') ca.status = 'disabled';
+  ca.disableDirectIssuance = body.disableDirectIssuance;
   return internalCaShape(ca);
 }
 
@@ -110,6 +113,7 @@ function updateInternalCa(app: DevApp, ctx: RequestContext): unknown {
     throw badRequest('Cannot change the status of a CA without a certificate');
   if (body.name !== undefined) ca.name = body.name;
   if (body.status !== undefined) ca.status = body.status;
+  if (body.disableDirectIssuance !== undefined) ca.disableDirectIssuance = body.disableDirectIssuance;
   ca.updatedAt = app.iso();
   app.changed();
   return internalCaShape(ca);

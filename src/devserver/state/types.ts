@@ -241,6 +241,8 @@ export interface CaRecord {
     locality: string;
   };
   requireTemplateForIssuance: boolean;
+  /** Cert-manager CAs: certificates only through templates/profiles (absent: false). */
+  disableDirectIssuance?: boolean;
   activeCaCertId: string | null;
   material: CaMaterial;
   /** Every certificate the CA has had, oldest first (renewal appends). */
