@@ -4,9 +4,34 @@
  */
 import { additionalPrivilegeKind, type AdditionalPrivilegeSpec } from '../../api/v1alpha1/index.ts';
 import type { KindController } from '../kind-controller.ts';
+import {
+  connectionReference,
+  dependenciesFrom,
+  type KindRegistration,
+  type ReferenceDeclaration,
+} from '../registration.ts';
 import { additionalPrivilegeAdapter } from './adapter.ts';
 import type { PrivilegeStatusFields } from './mapping.ts';
 import type { PrivilegeRefs } from './references.ts';
+
+/** The coffer.dev objects this kind's spec names. */
+const references: readonly ReferenceDeclaration[] = [
+  connectionReference,
+  {
+    path: 'spec.identityRef',
+    kinds: ['Identity'],
+    needs: 'Ready',
+    watch: true,
+    purpose: 'the identity given the privilege (a member of the project)',
+  },
+  {
+    path: 'spec.projectRef',
+    kinds: ['Project'],
+    needs: 'Ready',
+    watch: true,
+    purpose: 'the project the privilege applies in',
+  },
+];
 
 export const additionalPrivilegeController: KindController<
   AdditionalPrivilegeSpec,
@@ -16,8 +41,15 @@ export const additionalPrivilegeController: KindController<
   definition: additionalPrivilegeKind,
   createAdapter: additionalPrivilegeAdapter,
   // The Identity (with its memberships) or the Project becoming Ready reconciles at once.
-  dependencies: (obj) => [
-    { kind: 'Identity', name: obj.spec.identityRef.name },
-    { kind: 'Project', name: obj.spec.projectRef.name },
-  ],
+  dependencies: dependenciesFrom(references),
+};
+
+export const additionalPrivilegeRegistration: KindRegistration = {
+  definition: additionalPrivilegeController.definition,
+  runtime: { reconciler: 'managed', controller: additionalPrivilegeController },
+  references,
+  rbac: [],
+  sample: 'config/samples/additional-privilege.yaml',
+  docPage: 'docs/kinds/additional-privilege.md',
+  summary: 'Extra (optionally temporary) permissions of an identity in a project.',
 };

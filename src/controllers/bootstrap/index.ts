@@ -5,6 +5,8 @@
  */
 import { bootstrapKind, type BootstrapSpec } from '../../api/v1alpha1/index.ts';
 import type { DirectKindController } from '../../managed/direct/kind.ts';
+import { publishesSecrets, readsConfigMaps, readsSecrets } from '../rbac-needs.ts';
+import type { KindRegistration } from '../registration.ts';
 import { configMapKeyRefs } from '../../managed/connections/credentials.ts';
 import { bootstrapSync, type BootstrapStatusFields } from './sync.ts';
 
@@ -20,4 +22,26 @@ export const bootstrapController: DirectKindController<BootstrapSpec, BootstrapS
   },
   referencedConfigMaps: (obj) => configMapKeyRefs(obj.spec, obj.metadata.namespace),
   ownedKinds: ['Connection'],
+};
+
+export const bootstrapRegistration: KindRegistration = {
+  definition: bootstrapController.definition,
+  runtime: { reconciler: 'direct', controller: bootstrapController },
+  references: [],
+  rbac: [
+    readsSecrets('the admin password and the CA bundle it references'),
+    publishesSecrets('the admin token (spec.outputSecretName)'),
+    readsConfigMaps('the CA bundle of a custom service TLS root'),
+    {
+      apiGroup: 'coffer.dev',
+      resource: 'connections',
+      verbs: ['create', 'update'],
+      why:
+        'with createConnection: true, creates the Connection it produces (owned by the Bootstrap, ' +
+        'so garbage collection removes it) and replaces its spec when the Bootstrap changes',
+    },
+  ],
+  sample: 'config/samples/bootstrap.yaml',
+  docPage: 'docs/kinds/bootstrap.md',
+  summary: 'One-time set-up of a fresh service instance; writes the admin token and a Connection.',
 };

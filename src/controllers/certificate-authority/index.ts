@@ -5,9 +5,28 @@
  */
 import { certificateAuthorityKind, type CertificateAuthoritySpec } from '../../api/v1alpha1/index.ts';
 import type { KindController } from '../kind-controller.ts';
+import {
+  connectionReference,
+  dependenciesFrom,
+  type KindRegistration,
+  type ReferenceDeclaration,
+} from '../registration.ts';
+import { publishesSecrets } from '../rbac-needs.ts';
 import { certificateAuthorityAdapter } from './adapter.ts';
 import type { CaStatusFields } from './mapping.ts';
 import type { CaRefs } from './references.ts';
+
+/** The coffer.dev objects this kind's spec names. */
+const references: readonly ReferenceDeclaration[] = [
+  connectionReference,
+  {
+    path: 'spec.projectRef',
+    kinds: ['Project'],
+    needs: 'Ready',
+    watch: true,
+    purpose: 'the project the CA belongs to',
+  },
+];
 
 export const certificateAuthorityController: KindController<
   CertificateAuthoritySpec,
@@ -17,5 +36,15 @@ export const certificateAuthorityController: KindController<
   definition: certificateAuthorityKind,
   createAdapter: certificateAuthorityAdapter,
   // The Project becoming Ready lets a waiting CA be created at once.
-  dependencies: (obj) => [{ kind: 'Project', name: obj.spec.projectRef.name }],
+  dependencies: dependenciesFrom(references),
+};
+
+export const certificateAuthorityRegistration: KindRegistration = {
+  definition: certificateAuthorityController.definition,
+  runtime: { reconciler: 'managed', controller: certificateAuthorityController },
+  references,
+  rbac: [publishesSecrets('the CA certificate and chain (spec.outputSecretName)')],
+  sample: 'config/samples/certificate-authority.yaml',
+  docPage: 'docs/kinds/certificate-authority.md',
+  summary: 'A root or intermediate CA, its certificate published in a Secret.',
 };

@@ -7,6 +7,8 @@
  */
 import { clusterConnectionKind, type ClusterConnectionSpec } from '../../api/v1alpha1/index.ts';
 import type { DirectKindController } from '../../managed/direct/kind.ts';
+import { readsConfigMaps, readsSecrets } from '../rbac-needs.ts';
+import type { KindRegistration } from '../registration.ts';
 import { configMapKeyRefs, secretKeyRefs } from '../../managed/connections/credentials.ts';
 import { connectionSync, type ConnectionStatusFields } from '../connection/sync.ts';
 
@@ -19,4 +21,26 @@ export const clusterConnectionController: DirectKindController<
   referencedSecrets: (obj) => secretKeyRefs(obj.spec, undefined),
   referencedConfigMaps: (obj) => configMapKeyRefs(obj.spec, undefined),
   heldByDependents: true,
+};
+
+export const clusterConnectionRegistration: KindRegistration = {
+  definition: clusterConnectionController.definition,
+  runtime: { reconciler: 'direct', controller: clusterConnectionController },
+  references: [],
+  rbac: [
+    readsSecrets('the credentials it references'),
+    readsConfigMaps('the CA bundle of a custom service TLS root'),
+    {
+      apiGroup: '',
+      resource: 'namespaces',
+      verbs: ['list', 'watch'],
+      clusterScoped: true,
+      why:
+        'admits namespaces by label selector: namespace labels come from a watched cache ' +
+        '(list + watch, no single gets); read-only',
+    },
+  ],
+  sample: 'config/samples/cluster-connection.yaml',
+  docPage: 'docs/kinds/cluster-connection.md',
+  summary: 'The same, shared with the namespaces it admits.',
 };

@@ -6,6 +6,8 @@
  */
 import { connectionKind, type ConnectionSpec } from '../../api/v1alpha1/index.ts';
 import type { DirectKindController } from '../../managed/direct/kind.ts';
+import { readsConfigMaps, readsSecrets } from '../rbac-needs.ts';
+import type { KindRegistration } from '../registration.ts';
 import { configMapKeyRefs, secretKeyRefs } from '../../managed/connections/credentials.ts';
 import { connectionSync, type ConnectionStatusFields } from './sync.ts';
 
@@ -15,4 +17,17 @@ export const connectionController: DirectKindController<ConnectionSpec, Connecti
   referencedSecrets: (obj) => secretKeyRefs(obj.spec, obj.metadata.namespace),
   referencedConfigMaps: (obj) => configMapKeyRefs(obj.spec, obj.metadata.namespace),
   heldByDependents: true,
+};
+
+export const connectionRegistration: KindRegistration = {
+  definition: connectionController.definition,
+  runtime: { reconciler: 'direct', controller: connectionController },
+  references: [],
+  rbac: [
+    readsSecrets('the credentials it references'),
+    readsConfigMaps('the CA bundle of a custom service TLS root'),
+  ],
+  sample: 'config/samples/connection.yaml',
+  docPage: 'docs/kinds/connection.md',
+  summary: 'Where the service is and how to authenticate (token or universal auth).',
 };

@@ -4,7 +4,26 @@
  */
 import { identityAuthKind, type IdentityAuthSpec } from '../../api/v1alpha1/index.ts';
 import type { KindController } from '../kind-controller.ts';
+import {
+  connectionReference,
+  dependenciesFrom,
+  type KindRegistration,
+  type ReferenceDeclaration,
+} from '../registration.ts';
+import { publishesSecrets } from '../rbac-needs.ts';
 import { identityAuthAdapter, type IdentityAuthRefs, type IdentityAuthStatusFields } from './adapter.ts';
+
+/** The coffer.dev objects this kind's spec names. */
+const references: readonly ReferenceDeclaration[] = [
+  connectionReference,
+  {
+    path: 'spec.identityRef',
+    kinds: ['Identity'],
+    needs: 'Ready',
+    watch: true,
+    purpose: 'the identity the method authenticates',
+  },
+];
 
 export const identityAuthController: KindController<
   IdentityAuthSpec,
@@ -14,5 +33,15 @@ export const identityAuthController: KindController<
   definition: identityAuthKind,
   createAdapter: identityAuthAdapter,
   // The Identity becoming Ready (or getting its id) lets a waiting IdentityAuth attach at once.
-  dependencies: (obj) => [{ kind: 'Identity', name: obj.spec.identityRef.name }],
+  dependencies: dependenciesFrom(references),
+};
+
+export const identityAuthRegistration: KindRegistration = {
+  definition: identityAuthController.definition,
+  runtime: { reconciler: 'managed', controller: identityAuthController },
+  references,
+  rbac: [publishesSecrets('issued credentials (tokens, client secrets)')],
+  sample: 'config/samples/identity-auth.yaml',
+  docPage: 'docs/kinds/identity-auth.md',
+  summary: 'An authentication method of an identity, with issued credentials.',
 };

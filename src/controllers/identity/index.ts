@@ -4,13 +4,49 @@
  */
 import { identityKind, type IdentitySpec } from '../../api/v1alpha1/index.ts';
 import type { KindController } from '../kind-controller.ts';
+import {
+  connectionReference,
+  dependenciesFrom,
+  type KindRegistration,
+  type ReferenceDeclaration,
+} from '../registration.ts';
+import { publishesSecrets } from '../rbac-needs.ts';
 import { identityAdapter } from './adapter.ts';
 import type { IdentityStatusFields } from './mapping.ts';
-import { membershipDependencies, type IdentityRefs } from './references.ts';
+import type { IdentityRefs } from './references.ts';
+
+/** The coffer.dev objects this kind's spec names. */
+const references: readonly ReferenceDeclaration[] = [
+  connectionReference,
+  {
+    path: 'spec.projectMemberships[].projectRef',
+    kinds: ['Project'],
+    needs: 'Ready',
+    watch: true,
+    purpose: 'a project the identity is a member of',
+  },
+  {
+    path: 'spec.projectMemberships[].roles[].projectRoleRef',
+    kinds: ['ProjectRole'],
+    needs: 'Ready',
+    watch: true,
+    purpose: 'a custom role of that project granted to the identity',
+  },
+];
 
 export const identityController: KindController<IdentitySpec, IdentityRefs, IdentityStatusFields> = {
   definition: identityKind,
   createAdapter: identityAdapter,
   // A Project or ProjectRole becoming Ready lets a waiting membership be granted at once.
-  dependencies: (obj) => membershipDependencies(obj.spec),
+  dependencies: dependenciesFrom(references),
+};
+
+export const identityRegistration: KindRegistration = {
+  definition: identityController.definition,
+  runtime: { reconciler: 'managed', controller: identityController },
+  references,
+  rbac: [publishesSecrets('the identity id and organization id (spec.outputSecretName)')],
+  sample: 'config/samples/identity.yaml',
+  docPage: 'docs/kinds/identity.md',
+  summary: 'A machine identity and its project memberships.',
 };

@@ -6,10 +6,29 @@
  */
 import { integrationKind, type IntegrationSpec } from '../../api/v1alpha1/index.ts';
 import type { KindController } from '../kind-controller.ts';
+import {
+  connectionReference,
+  dependenciesFrom,
+  type KindRegistration,
+  type ReferenceDeclaration,
+} from '../registration.ts';
+import { readsSecrets } from '../rbac-needs.ts';
 import { integrationAdapter } from './adapter.ts';
 import { referencedSecrets } from './credentials.ts';
 import type { IntegrationStatusFields } from './mapping.ts';
 import type { IntegrationRefs } from './references.ts';
+
+/** The coffer.dev objects this kind's spec names. */
+const references: readonly ReferenceDeclaration[] = [
+  connectionReference,
+  {
+    path: 'spec.projectRef',
+    kinds: ['Project'],
+    needs: 'Ready',
+    watch: true,
+    purpose: 'the project whose secrets are synced',
+  },
+];
 
 export const integrationController: KindController<
   IntegrationSpec,
@@ -21,5 +40,15 @@ export const integrationController: KindController<
   // A rotated credential reaches the service within seconds.
   referencedSecrets,
   // The Project becoming Ready lets a waiting Integration proceed at once.
-  dependencies: (obj) => [{ kind: 'Project', name: obj.spec.projectRef.name }],
+  dependencies: dependenciesFrom(references),
+};
+
+export const integrationRegistration: KindRegistration = {
+  definition: integrationController.definition,
+  runtime: { reconciler: 'managed', controller: integrationController },
+  references,
+  rbac: [readsSecrets('the credentials of the external platform')],
+  sample: 'config/samples/integration.yaml',
+  docPage: 'docs/kinds/integration.md',
+  summary: 'A native integration syncing secrets to another platform.',
 };

@@ -4,8 +4,26 @@
  */
 import { projectRoleKind, type ProjectRoleSpec } from '../../api/v1alpha1/index.ts';
 import type { KindController } from '../kind-controller.ts';
+import {
+  connectionReference,
+  dependenciesFrom,
+  type KindRegistration,
+  type ReferenceDeclaration,
+} from '../registration.ts';
 import { projectRoleAdapter, type ProjectRoleRefs } from './adapter.ts';
 import type { ProjectRoleStatusFields } from './mapping.ts';
+
+/** The coffer.dev objects this kind's spec names. */
+const references: readonly ReferenceDeclaration[] = [
+  connectionReference,
+  {
+    path: 'spec.projectRef',
+    kinds: ['Project'],
+    needs: 'Ready',
+    watch: true,
+    purpose: 'the project the role belongs to',
+  },
+];
 
 export const projectRoleController: KindController<
   ProjectRoleSpec,
@@ -15,5 +33,15 @@ export const projectRoleController: KindController<
   definition: projectRoleKind,
   createAdapter: projectRoleAdapter,
   // The Project becoming Ready lets a waiting role be created at once.
-  dependencies: (obj) => [{ kind: 'Project', name: obj.spec.projectRef.name }],
+  dependencies: dependenciesFrom(references),
+};
+
+export const projectRoleRegistration: KindRegistration = {
+  definition: projectRoleController.definition,
+  runtime: { reconciler: 'managed', controller: projectRoleController },
+  references,
+  rbac: [],
+  sample: 'config/samples/project-role.yaml',
+  docPage: 'docs/kinds/project-role.md',
+  summary: 'A custom role in a project.',
 };

@@ -5,8 +5,17 @@
  */
 import { projectTemplateKind, type ProjectTemplateSpec } from '../../api/v1alpha1/index.ts';
 import type { KindController } from '../kind-controller.ts';
+import {
+  clusterConnectionReference,
+  dependenciesFrom,
+  type KindRegistration,
+  type ReferenceDeclaration,
+} from '../registration.ts';
 import { projectTemplateAdapter } from './adapter.ts';
 import type { ProjectTemplateStatusFields } from './mapping.ts';
+
+/** The coffer.dev objects this kind's spec names. */
+const references: readonly ReferenceDeclaration[] = [clusterConnectionReference];
 
 export const projectTemplateController: KindController<
   ProjectTemplateSpec,
@@ -15,4 +24,15 @@ export const projectTemplateController: KindController<
 > = {
   definition: projectTemplateKind,
   createAdapter: projectTemplateAdapter,
+  dependencies: dependenciesFrom(references),
+};
+
+export const projectTemplateRegistration: KindRegistration = {
+  definition: projectTemplateController.definition,
+  runtime: { reconciler: 'managed', controller: projectTemplateController },
+  references,
+  rbac: [],
+  sample: 'config/samples/project-template.yaml',
+  docPage: 'docs/kinds/project-template.md',
+  summary: 'An organization-wide project template.',
 };

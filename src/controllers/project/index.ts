@@ -4,13 +4,40 @@
  */
 import { projectKind, type ProjectSpec } from '../../api/v1alpha1/index.ts';
 import type { KindController } from '../kind-controller.ts';
+import {
+  connectionReference,
+  dependenciesFrom,
+  type KindRegistration,
+  type ReferenceDeclaration,
+} from '../registration.ts';
 import { projectAdapter, type ProjectRefs } from './adapter.ts';
 import type { ProjectStatusFields } from './mapping.ts';
+
+/** The coffer.dev objects this kind's spec names. */
+const references: readonly ReferenceDeclaration[] = [
+  connectionReference,
+  {
+    path: 'spec.templateRef',
+    kinds: ['ProjectTemplate'],
+    needs: 'Ready',
+    watch: true,
+    purpose: 'the template the project is created from',
+  },
+];
 
 export const projectController: KindController<ProjectSpec, ProjectRefs, ProjectStatusFields> = {
   definition: projectKind,
   createAdapter: projectAdapter,
   // A ProjectTemplate becoming Ready lets a waiting Project be created at once.
-  dependencies: (obj) =>
-    obj.spec.templateRef ? [{ kind: 'ProjectTemplate', name: obj.spec.templateRef.name }] : [],
+  dependencies: dependenciesFrom(references),
+};
+
+export const projectRegistration: KindRegistration = {
+  definition: projectController.definition,
+  runtime: { reconciler: 'managed', controller: projectController },
+  references,
+  rbac: [],
+  sample: 'config/samples/project.yaml',
+  docPage: 'docs/kinds/project.md',
+  summary: 'A project and its environments.',
 };

@@ -5,12 +5,31 @@
  */
 import { secretBatchKind, type SecretBatchSpec } from '../../api/v1alpha1/index.ts';
 import type { KindController } from '../kind-controller.ts';
+import {
+  connectionReference,
+  dependenciesFrom,
+  type KindRegistration,
+  type ReferenceDeclaration,
+} from '../registration.ts';
+import { readsSecrets } from '../rbac-needs.ts';
 import { projectEventHub } from '../project-events/index.ts';
 import { secretBatchAdapter, type SecretBatchRefs } from './adapter.ts';
 import type { SecretBatchStatusFields } from './mapping.ts';
 import { referencedSecrets } from './values.ts';
 
 const KIND = 'SecretBatch';
+
+/** The coffer.dev objects this kind's spec names. */
+const references: readonly ReferenceDeclaration[] = [
+  connectionReference,
+  {
+    path: 'spec.projectRef',
+    kinds: ['Project'],
+    needs: 'Ready',
+    watch: true,
+    purpose: 'the project written to',
+  },
+];
 
 export const secretBatchController: KindController<
   SecretBatchSpec,
@@ -22,6 +41,16 @@ export const secretBatchController: KindController<
   // A changed source Secret reaches the service within seconds.
   referencedSecrets: (obj) => referencedSecrets(obj.metadata.namespace, obj.spec),
   // The Project becoming Ready (or getting environments) lets a waiting batch write at once.
-  dependencies: (obj) => [{ kind: 'Project', name: obj.spec.projectRef.name }],
+  dependencies: dependenciesFrom(references),
   startBackground: (services, signal) => projectEventHub(services, KIND).start(signal),
+};
+
+export const secretBatchRegistration: KindRegistration = {
+  definition: secretBatchController.definition,
+  runtime: { reconciler: 'managed', controller: secretBatchController },
+  references,
+  rbac: [readsSecrets('the Secrets its values come from (spec.secrets[].valueFrom, spec.fromSecret)')],
+  sample: 'config/samples/secret-batch.yaml',
+  docPage: 'docs/kinds/secret-batch.md',
+  summary: 'Secrets pushed into a project environment and folder, from literals or a Secret.',
 };
