@@ -1,9 +1,9 @@
 // ESLint flat config: type-checked rules, size/complexity limits, and the dependency
-// direction of the architecture (runtime/ knows no domain code; client/ knows no Kubernetes).
+// direction of the architecture: imports point down the floors of src/ and form no cycle
+// (scripts/lint/floors.ts, the local plugin scripts/lint/plugin.ts); client/ knows no Kubernetes.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-
-const domainDirs = ['api', 'client', 'controllers', 'managed', 'devserver', 'cli', 'config'];
+import { cofferPlugin } from './scripts/lint/plugin.ts';
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'coverage/', 'charts/', 'crds/', 'config/', 'bin/'] },
@@ -27,20 +27,9 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/runtime/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: domainDirs.map((d) => `**/${d}/**`),
-              message: 'src/runtime must stay free of domain imports (see the architecture section).',
-            },
-          ],
-        },
-      ],
-    },
+    files: ['src/**/*.ts'],
+    plugins: { coffer: cofferPlugin },
+    rules: { 'coffer/floors': 'error', 'coffer/no-cycle': 'error' },
   },
   {
     files: ['src/client/**/*.ts'],
@@ -49,12 +38,6 @@ export default tseslint.config(
         'error',
         {
           paths: [{ name: '@kubernetes/client-node', message: 'src/client must not depend on Kubernetes.' }],
-          patterns: [
-            {
-              group: ['**/runtime/**', '**/managed/**', '**/controllers/**'],
-              message: 'src/client must not depend on Kubernetes code.',
-            },
-          ],
         },
       ],
     },
