@@ -16,7 +16,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { parseGoDuration } from '../../src/config/go-duration.ts';
+import { tryParseDuration } from '../../src/runtime/duration.ts';
 import { parseCommandLine } from '../command-line.ts';
 import { sumMetric, type OperatorProcess } from '../../test/support/processes.ts';
 import { apiServerRequests, requestsText } from './apiserver-requests.ts';
@@ -95,8 +95,8 @@ const { values } = parseCommandLine(usage, () =>
 const n = Number(values.n);
 const steadySeconds = Number(values['steady-seconds']);
 const pollInterval = values['poll-interval'];
-const pollMs = parseGoDuration(pollInterval) ?? 60_000;
-const quietPollMs = parseGoDuration(values['no-events-poll-interval']) ?? 60_000;
+const pollMs = tryParseDuration(pollInterval) ?? 60_000;
+const quietPollMs = tryParseDuration(values['no-events-poll-interval']) ?? 60_000;
 const samples = Number(values.samples);
 const workers = Number(values.workers);
 const operatorIdentity = ((value: string): OperatorIdentity => {

@@ -14,7 +14,7 @@
  */
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import { parseGoDuration } from '../config/go-duration.ts';
+import { tryParseDuration } from '../runtime/duration.ts';
 import { InstallInterruptedError } from '../sandbox/install-script.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
 import { startSandbox, type SandboxOptions } from '../sandbox/start.ts';
@@ -55,7 +55,7 @@ export function parseSandboxArgs(args: string[]): SandboxArgs {
     strict: true,
     allowPositionals: false,
   });
-  const timeoutMs = parseGoDuration(values.timeout ?? '3m');
+  const timeoutMs = tryParseDuration(values.timeout ?? '3m');
   if (timeoutMs === undefined || timeoutMs <= 0)
     throw new Error(`cannot parse --timeout "${values.timeout}": expected a duration like 90s or 3m`);
   const level = values['log-level'] ?? 'info';

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { parseGoDuration } from './go-duration.ts';
 import { ConfigError, operatorConfigUsage, parseOperatorConfig } from './operator-config.ts';
 
 describe('parseOperatorConfig', () => {
@@ -164,24 +163,5 @@ describe('parseOperatorConfig', () => {
     ]) {
       expect(usage).toContain(flag);
     }
-  });
-});
-
-describe('parseGoDuration', () => {
-  it.each([
-    ['0', 0],
-    ['250ms', 250],
-    ['1.5s', 1_500],
-    ['10m', 600_000],
-    ['1h30m', 5_400_000],
-    ['2h3m4s5ms', 7_384_005],
-    ['', undefined],
-    ['10', undefined],
-    ['5d', undefined],
-    ['m10', undefined],
-    ['10m junk', undefined],
-    ['-5s', undefined],
-  ])('%j → %j', (text, want) => {
-    expect(parseGoDuration(text)).toBe(want);
   });
 });

@@ -8,7 +8,7 @@
  * (`KUBECONFIG`, `POD_NAMESPACE` for the leader-election namespace).
  */
 import { z } from 'zod';
-import { parseGoDuration } from './go-duration.ts';
+import { tryParseDuration } from '../runtime/duration.ts';
 import { parseArgs, type FlagSpec } from './flags.ts';
 
 /** Where an HTTP server listens; `undefined` host means all interfaces. */
@@ -90,7 +90,7 @@ const boolText = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'tru
 
 const duration = (min: number) =>
   z.string().transform((text, ctx) => {
-    const ms = parseGoDuration(text);
+    const ms = tryParseDuration(text);
     if (ms === undefined)
       ctx.addIssue({ code: 'custom', message: `"${text}" is not a duration like 30s, 10m or 1h` });
     else if (ms < min) ctx.addIssue({ code: 'custom', message: `must be at least ${min} ms` });

@@ -1,8 +1,19 @@
 /**
- * Go-style durations (`30s`, `10m`, `1h30m`, `500ms`, `1.5h`) as used in resource specs
- * (`spec.pollInterval`) and in every Kubernetes operator, plus a jitter helper so periodic work
- * from many resources does not synchronise into bursts.
+ * Go durations (`30s`, `10m`, `1h30m`, `500ms`, `1.5h`): the one grammar for every duration the
+ * operator reads — resource specs (`spec.pollInterval`, rotation, validity), command-line flags —
+ * as in every Kubernetes operator; plus a jitter helper so periodic work from many resources does
+ * not synchronise into bursts.
+ *
+ * The grammar is Go's `time.ParseDuration` without a sign: `0` alone, or one or more
+ * `<number><unit>` terms (`1.5h`, `.5s`, `1.s`), units ns, us, µs, ms, s, m, h.
+ * {@link goDurationPattern} is the stricter form the CRDs validate (a subset of it).
  */
+
+/**
+ * What a CRD accepts: one or more `<digits>[.<digits>]<unit>` terms (no bare `0`, no `.5s`). CEL's
+ * `duration()` parses the same syntax on the API server; every match parses with this module.
+ */
+export const goDurationPattern = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
 
 const unitMs: Readonly<Record<string, number>> = {
   ns: 1e-6,
@@ -18,11 +29,10 @@ const unitMs: Readonly<Record<string, number>> = {
 const part = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/y;
 
 /**
- * Parses a Go-style duration into milliseconds (rounded to whole ms). `0` alone is zero; anything
- * else is one or more `<number><unit>` parts with units ns, us, ms, s, m, h. Negative values and
- * unknown units are rejected with an error naming the input and what is wrong.
+ * Milliseconds in a Go duration, exactly (a fraction for sub-millisecond parts): for comparing
+ * spec values the way the API server's CEL rules do. Throws like {@link parseDuration}.
  */
-export function parseDuration(text: string): number {
+export function parseDurationExact(text: string): number {
   const fail = (why: string): never => {
     throw new Error(`cannot parse duration "${text}": ${why}`);
   };
@@ -40,10 +50,18 @@ export function parseDuration(text: string): number {
     total += Number(match[1]) * (unitMs[match[2] ?? ''] ?? Number.NaN);
   }
   if (!Number.isFinite(total)) fail('it is too large');
-  return Math.round(total);
+  return total;
 }
 
-/** Like `parseDuration`, but returns undefined instead of throwing (for schema refinements). */
+/**
+ * Milliseconds in a Go duration, rounded to whole ms (timers, flags). Negative values, unknown
+ * units and anything else outside the grammar throw an error naming the input and what is wrong.
+ */
+export function parseDuration(text: string): number {
+  return Math.round(parseDurationExact(text));
+}
+
+/** Like `parseDuration`, but returns undefined instead of throwing (flags, schema refinements). */
 export function tryParseDuration(text: string): number | undefined {
   try {
     return parseDuration(text);

@@ -5,7 +5,7 @@
  * written to an output Secret.
  */
 import { z } from 'zod';
-import { goDurationPattern, parseGoDuration } from './duration.ts';
+import { goDurationPattern, parseDurationExact } from '../../runtime/duration.ts';
 import { managedFields, objectName, projectRef } from './common.ts';
 import { defineKind } from './kind.ts';
 import { celCountPresent, celImmutableFields, countPresent, withRules } from './schema-helpers.ts';
@@ -139,7 +139,7 @@ export const certificateAuthoritySpec = withRules(caFields, [
     if (spec.notBefore === undefined || spec.validity === undefined) return;
     const problem = unstorableEnd(
       Date.parse(spec.notBefore),
-      parseGoDuration(spec.validity),
+      parseDurationExact(spec.validity),
       `validity ${spec.validity} from notBefore ${spec.notBefore}`,
     );
     if (problem) ctx.addIssue({ code: 'custom', path: ['validity'], message: problem });

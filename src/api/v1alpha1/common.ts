@@ -4,7 +4,7 @@
  * Permission rules and status live in permissions.ts and status.ts.
  */
 import { z } from 'zod';
-import { goDurationPattern, parseGoDuration } from './duration.ts';
+import { goDurationPattern, parseDurationExact } from '../../runtime/duration.ts';
 import { withRules } from './schema-helpers.ts';
 
 /** API group of every Coffer kind. */
@@ -174,12 +174,12 @@ export const pollInterval = withRules(
     {
       rule: "duration(self) >= duration('10s')",
       message: 'pollInterval must be at least 10s',
-      check: (value) => parseGoDuration(value) >= minPollIntervalMs,
+      check: (value) => parseDurationExact(value) >= minPollIntervalMs,
     },
     {
       rule: `duration(self) <= duration('${maxPollInterval}')`,
       message: `pollInterval must be at most ${maxPollInterval}`,
-      check: (value) => parseGoDuration(value) <= parseGoDuration(maxPollInterval),
+      check: (value) => parseDurationExact(value) <= parseDurationExact(maxPollInterval),
     },
   ],
 ).describe(

@@ -1,36 +1,8 @@
 /**
- * Go duration strings (`90s`, `10m`, `1h30m`), the format Kubernetes users know from other
- * operators. The pattern below is what the CRD validates; CEL's `duration()` parses the same
- * syntax on the API server, and `parseGoDuration` parses it here.
+ * Temporary-access ranges (`30m`, `1h`, `7d`): the service's own duration format (the `ms`
+ * library's), which is not a Go duration (it has days, weeks and years). Go durations are
+ * `src/runtime/duration.ts`.
  */
-
-/** One or more `<number><unit>` terms, units ns, us, µs, ms, s, m, h (no sign, no bare `0`). */
-export const goDurationPattern = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
-
-const unitMs: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  ms: 1,
-  s: 1_000,
-  m: 60_000,
-  h: 3_600_000,
-};
-
-/**
- * Milliseconds in a Go duration string.
- * @throws Error when the text does not match {@link goDurationPattern}.
- */
-export function parseGoDuration(text: string): number {
-  if (!goDurationPattern.test(text)) {
-    throw new Error(`cannot parse duration: "${text}" is not a Go duration such as 90s, 10m or 1h30m`);
-  }
-  let total = 0;
-  for (const match of text.matchAll(/([0-9]+(?:\.[0-9]+)?)(ns|us|µs|ms|s|m|h)/g)) {
-    total += Number(match[1]) * (unitMs[match[2] ?? ''] ?? 0);
-  }
-  return total;
-}
 
 /**
  * The duration range of `ms`-style temporary-access ranges (`30m`, `1h`, `7d`), as the service

@@ -4,7 +4,7 @@
  * schedule with an overlap so consumers never hold a dead credential).
  */
 import { z } from 'zod';
-import { goDurationPattern, parseGoDuration } from './duration.ts';
+import { goDurationPattern, parseDurationExact } from '../../runtime/duration.ts';
 import { identityRef, managedFields, objectName } from './common.ts';
 import {
   awsMethod,
@@ -61,7 +61,7 @@ export const issuedCredentials = withRules(
       rule: '!has(self.rotateEvery) || duration(self.overlap) < duration(self.rotateEvery)',
       message: 'credentials.overlap must be shorter than credentials.rotateEvery',
       check: (v) =>
-        v.rotateEvery === undefined || parseGoDuration(v.overlap) < parseGoDuration(v.rotateEvery),
+        v.rotateEvery === undefined || parseDurationExact(v.overlap) < parseDurationExact(v.rotateEvery),
     },
   ],
 ).describe('Issue credentials for workloads into a Secret (methods token and universal only).');

@@ -8,7 +8,8 @@
  * `InvalidSpec` naming the field instead of failing later on a status write.
  */
 import type { z } from 'zod';
-import { parseAccessRange, parseGoDuration } from './duration.ts';
+import { parseDurationExact } from '../../runtime/duration.ts';
+import { parseAccessRange } from './duration.ts';
 import { withRules } from './schema-helpers.ts';
 
 /** The earliest time a spec may name (the service's database has no year 0; nothing predates 1970). */
@@ -72,14 +73,14 @@ export function boundedAccessRange<S extends z.ZodType<string>>(schema: S, field
 
 /** Adds an upper bound to a Go duration such as `720h`; `max` is a Go duration too. */
 export function boundedGoDuration<S extends z.ZodType<string>>(schema: S, field: string, max: string): S {
-  const maxMs = parseGoDuration(max);
+  const maxMs = parseDurationExact(max);
   return withRules(schema, [
     {
       rule: `duration(self) <= duration('${max}')`,
       message: `${field} must be at most ${max}`,
       check: (value) => {
         try {
-          return parseGoDuration(value) <= maxMs;
+          return parseDurationExact(value) <= maxMs;
         } catch {
           return true; // the pattern reports it
         }

@@ -4,7 +4,7 @@
  * adopted CA that is not the one the spec describes).
  */
 import type { CertificateAuthoritySpec } from '../../api/v1alpha1/index.ts';
-import { parseGoDuration } from '../../api/v1alpha1/index.ts';
+import { parseDurationExact } from '../../runtime/duration.ts';
 import type {
   CaCertificate,
   CertificateAuthority,
@@ -35,7 +35,7 @@ function notAfterOf(spec: CertificateAuthoritySpec, now: Date): string | undefin
   if (spec.notAfter !== undefined) return spec.notAfter;
   if (spec.validity === undefined) return undefined;
   const start = spec.notBefore === undefined ? now.getTime() : Date.parse(spec.notBefore);
-  return new Date(start + parseGoDuration(spec.validity)).toISOString();
+  return new Date(start + parseDurationExact(spec.validity)).toISOString();
 }
 
 /** The `POST /api/v1/pki/ca` body. */

@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { IdentityAuthSpec } from '../../api/v1alpha1/index.ts';
-import { parseGoDuration } from '../../api/v1alpha1/index.ts';
+import { parseDurationExact } from '../../runtime/duration.ts';
 import type { SecretOutputs } from '../../managed/external-client.ts';
 import { rfc3339 } from '../../runtime/conditions.ts';
 import type { CredentialOps } from './credential-ops.ts';
@@ -153,7 +153,7 @@ export async function applyCredentials(
   if (!settings) {
     return { status: compact({ ...previous, nextRotationAt: plan.nextRotationAt, retiring }) };
   }
-  retiring.push(...(await settleUnrecorded(input, ops, parseGoDuration(settings.overlap))));
+  retiring.push(...(await settleUnrecorded(input, ops, parseDurationExact(settings.overlap))));
   const issued = await ops.issue(input.label);
   if (retiring.length > maxRetiring) {
     const excess = retiring.slice(0, retiring.length - maxRetiring);

@@ -14,7 +14,8 @@
  *
  * Status records ids and times only, never values.
  */
-import { parseGoDuration, type IdentityAuthSpec, type IdentityAuthStatus } from '../../api/v1alpha1/index.ts';
+import type { IdentityAuthSpec, IdentityAuthStatus } from '../../api/v1alpha1/index.ts';
+import { parseDurationExact } from '../../runtime/duration.ts';
 import { rfc3339 } from '../../runtime/conditions.ts';
 
 export type CredentialSettings = NonNullable<IdentityAuthSpec['credentials']>;
@@ -58,10 +59,10 @@ export function rotationTime(
 ): Date | undefined {
   const issued = Date.parse(record.issuedAt);
   const times: number[] = [];
-  if (settings.rotateEvery) times.push(issued + parseGoDuration(settings.rotateEvery));
+  if (settings.rotateEvery) times.push(issued + parseDurationExact(settings.rotateEvery));
   if (expiresAt) {
     const lifetime = expiresAt.getTime() - issued;
-    times.push(expiresAt.getTime() - Math.min(parseGoDuration(settings.overlap), lifetime / 2));
+    times.push(expiresAt.getTime() - Math.min(parseDurationExact(settings.overlap), lifetime / 2));
   }
   return times.length > 0 ? new Date(Math.min(...times)) : undefined;
 }
@@ -105,7 +106,7 @@ function retire(
   facts: CredentialFacts,
 ): CredentialRecord[] {
   if (!current || !facts.current?.alive) return [];
-  const revokeAt = new Date(facts.now.getTime() + parseGoDuration(settings.overlap));
+  const revokeAt = new Date(facts.now.getTime() + parseDurationExact(settings.overlap));
   return [{ ...current, revokeAt: rfc3339(revokeAt) }];
 }
 
