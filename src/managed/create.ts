@@ -35,6 +35,7 @@ import type {
 import { recoveryMatch } from './ownership.ts';
 import { view, type Run } from './run.ts';
 import { definitelyNotPerformed, describeError } from './service-errors.ts';
+import { commonReasons } from '../runtime/common-reasons.ts';
 
 /** What the reconciler knows about the external object after observe/create/update. */
 export interface ExternalState<Status extends AdapterStatus> {
@@ -90,9 +91,13 @@ export async function persistExternalId<Spec extends ManagedSpecFields, Refs, St
       run.context.log.warn({ err: error, externalId: id }, 'cannot record external id yet; retrying');
     }
   }
-  throw new TransientError('ReconcileError', `cannot record external id ${id}: ${describeError(lastError)}`, {
-    cause: lastError,
-  });
+  throw new TransientError(
+    commonReasons.names.ReconcileError,
+    `cannot record external id ${id}: ${describeError(lastError)}`,
+    {
+      cause: lastError,
+    },
+  );
 }
 
 async function recordOwnId<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(

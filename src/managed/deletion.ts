@@ -25,9 +25,10 @@ import { view, type Run } from './run.ts';
 import { describeError, isDeletionProtectionError, serviceStatus } from './service-errors.ts';
 import { deletionPolicyOf, INVALID_SPEC, isObserveOnly } from './spec.ts';
 import { connect } from './sync.ts';
+import { commonReasons } from '../runtime/common-reasons.ts';
 
 /** Condition reason while the service refuses deletion (deletion protection). */
-export const DELETION_BLOCKED = 'DeletionBlocked';
+export const DELETION_BLOCKED = commonReasons.names.DeletionBlocked;
 
 const abandonHint = `or set the annotation ${ANNOTATION_ABANDON}: "true" to leave the external object in place`;
 

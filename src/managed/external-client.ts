@@ -16,6 +16,7 @@ import type { Condition } from '../runtime/conditions.ts';
 import type { EventInput } from '../runtime/events.ts';
 import type { ObjectMeta } from '../runtime/object-meta.ts';
 import type { SecretOutput } from '../runtime/secret-writer.ts';
+import type { Reason } from '../runtime/reasons.ts';
 
 /** Adapter-specific status fields, merged into `status` beside the generic ones. */
 export type AdapterStatus = Readonly<Record<string, unknown>>;
@@ -124,7 +125,7 @@ export interface Update<Status extends AdapterStatus = AdapterStatus> {
 
 /** A reason (CamelCase) and message for `Ready=False` although the object exists. */
 export interface NotReady {
-  readonly reason: string;
+  readonly reason: Reason;
   readonly message: string;
 }
 

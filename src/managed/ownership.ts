@@ -41,18 +41,19 @@ import type {
 } from './external-client.ts';
 import { view, type Run } from './run.ts';
 import { isObserveOnly } from './spec.ts';
+import { commonReasons } from '../runtime/common-reasons.ts';
 
 /** Condition reason: an object with this resource's natural key exists and was not created by it. */
-export const ALREADY_EXISTS = 'AlreadyExists';
+export const ALREADY_EXISTS = commonReasons.names.AlreadyExists;
 /** Condition reason: an interrupted create cannot be resolved automatically. */
-export const CREATE_INCOMPLETE = 'CreateIncomplete';
+export const CREATE_INCOMPLETE = commonReasons.names.CreateIncomplete;
 /** Condition reason: the object is protected and the resource did not opt in. */
-export const PROTECTED_OBJECT = 'ProtectedObject';
+export const PROTECTED_OBJECT = commonReasons.names.ProtectedObject;
 /** Condition reason: a ClusterConnection does not allow adoption from the resource's namespace. */
-export const ADOPTION_NOT_ALLOWED = 'AdoptionNotAllowed';
+export const ADOPTION_NOT_ALLOWED = commonReasons.names.AdoptionNotAllowed;
 
 /** Reasons that mean "this resource may not write to the object it names". */
-const notOursReasons = new Set([PROTECTED_OBJECT, ADOPTION_NOT_ALLOWED]);
+const notOursReasons = new Set<string>([PROTECTED_OBJECT, ADOPTION_NOT_ALLOWED]);
 
 /** True for an error saying the resource may not manage the object it names (rules 3 and 4). */
 export function isNotOurs(error: unknown): error is TerminalError {

@@ -50,7 +50,7 @@ const observed: ConditionState = {
 };
 
 /** Failures that are expected states, not incidents: no Warning event. */
-const quietReasons = new Set([REFERENCE_NOT_READY]);
+const quietReasons = new Set<string>([REFERENCE_NOT_READY]);
 
 function validate<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
   run: Run<Spec, Refs, Status>,

@@ -22,6 +22,7 @@ import type { ReconcileContext } from '../runtime/reconcile.ts';
 import { patchStatusIfChanged } from '../runtime/status.ts';
 import type { AdapterStatus, ManagedObject, ManagedSpecFields, ManagedStatus } from './external-client.ts';
 import type { Settings } from './reconciler-options.ts';
+import type { Reason } from '../runtime/reasons.ts';
 
 /** The step a reconcile is in; names the action in error messages and the Warning event reason. */
 export type Step =
@@ -67,7 +68,7 @@ export const stepFailureEvent: Readonly<Record<Step, string>> = {
 /** A condition without type and generation (filled in when status is written). */
 export interface ConditionState {
   readonly status: ConditionStatus;
-  readonly reason: string;
+  readonly reason: Reason;
   readonly message: string;
 }
 

@@ -8,6 +8,8 @@ import {
   describeError,
   isDeletionProtectionError,
 } from './service-errors.ts';
+import { commonReasons } from '../runtime/common-reasons.ts';
+import { testReason } from '../runtime/reasons.ts';
 
 describe('classifyServiceError', () => {
   it.each([
@@ -77,7 +79,7 @@ describe('classifyServiceError', () => {
   });
 
   it('passes reconcile errors through and treats unknown errors as transient', () => {
-    const terminal = new TerminalError('Expired', 'gone');
+    const terminal = new TerminalError(testReason('Expired'), 'gone');
     expect(classifyServiceError(terminal, 'x', 1)).toBe(terminal);
     expect(classifyServiceError(new TypeError('boom'), 'observe external object', 1)).toMatchObject({
       errorClass: 'transient',
@@ -102,8 +104,12 @@ describe('definitelyNotPerformed', () => {
     { reason: 'a 408 may have been processed', error: new FakeServiceError(408, 'x'), expected: false },
     { reason: 'a 502 may have been processed', error: new FakeServiceError(502, 'x'), expected: false },
     { reason: 'no answer may have been processed', error: new FakeServiceError(0, 'x'), expected: false },
-    { reason: 'an adapter refusal', error: new TerminalError('Bad', 'x'), expected: true },
-    { reason: 'a Kubernetes conflict', error: new ConflictError('Conflict', 'x'), expected: false },
+    { reason: 'an adapter refusal', error: new TerminalError(testReason('Bad'), 'x'), expected: true },
+    {
+      reason: 'a Kubernetes conflict',
+      error: new ConflictError(commonReasons.names.Conflict, 'x'),
+      expected: false,
+    },
     { reason: 'an unknown error', error: new Error('x'), expected: false },
   ])('$reason → $expected', ({ error, expected }) => {
     expect(definitelyNotPerformed(error)).toBe(expected);

@@ -33,6 +33,8 @@ import {
   TransientError,
   WaitingError,
 } from '../runtime/errors.ts';
+import type { Reason } from '../runtime/reasons.ts';
+import { commonReasons } from '../runtime/common-reasons.ts';
 
 /** Default wait after a 429 without Retry-After. */
 export const defaultRetryAfterMs = 30_000;
@@ -80,15 +82,15 @@ function kubernetesMessage(error: unknown): string {
 }
 
 /** Condition reason for a request the service refused as too large (413). */
-export const TOO_LARGE = 'TooLarge';
+export const TOO_LARGE = commonReasons.names.TooLarge;
 
 /** Terminal reasons by status; any other 4xx (but 401, 403, 408, 429) is `Rejected`. */
-const terminalReasons: Readonly<Record<number, string>> = {
-  400: 'Rejected',
-  404: 'NotFound',
-  409: 'AlreadyExists',
+const terminalReasons: Readonly<Record<number, Reason>> = {
+  400: commonReasons.names.Rejected,
+  404: commonReasons.names.NotFound,
+  409: commonReasons.names.AlreadyExists,
   413: TOO_LARGE,
-  422: 'Rejected',
+  422: commonReasons.names.Rejected,
 };
 
 /** What the user can do about a 413, appended to its message. */
@@ -104,7 +106,10 @@ function isClientError(status: number): boolean {
   return status >= 400 && status < 500 && status !== 408;
 }
 
-const waitingReasons: Readonly<Record<number, string>> = { 401: 'Unauthorized', 403: 'Forbidden' };
+const waitingReasons: Readonly<Record<number, Reason>> = {
+  401: commonReasons.names.Unauthorized,
+  403: commonReasons.names.Forbidden,
+};
 
 /**
  * Maps any error thrown while `action`-ing (e.g. "create external object") to a ReconcileError
@@ -115,20 +120,20 @@ export function classifyServiceError(error: unknown, action: string, pollInterva
   const message = `cannot ${action}: ${describeError(error)}`;
   const options = { cause: error };
   const status = serviceStatus(error);
-  if (status === undefined) return new TransientError('ReconcileError', message, options);
+  if (status === undefined) return new TransientError(commonReasons.names.ReconcileError, message, options);
   if (status === 429) {
     const retry = (error as ServiceLike).retryAfterMs;
     const retryAfterMs = typeof retry === 'number' && retry >= 0 ? retry : defaultRetryAfterMs;
-    return new RateLimitedError('RateLimited', message, retryAfterMs, options);
+    return new RateLimitedError(commonReasons.names.RateLimited, message, retryAfterMs, options);
   }
   const waiting = waitingReasons[status];
   if (waiting) return new WaitingError(waiting, message, pollIntervalMs, options);
   if (isClientError(status)) {
-    const reason = terminalReasons[status] ?? 'Rejected';
+    const reason = terminalReasons[status] ?? commonReasons.names.Rejected;
     return new TerminalError(reason, clientErrorMessage(status, message), options);
   }
-  if (status === 0) return new TransientError('ServiceUnreachable', message, options);
-  return new TransientError('ServiceUnavailable', message, options);
+  if (status === 0) return new TransientError(commonReasons.names.ServiceUnreachable, message, options);
+  return new TransientError(commonReasons.names.ServiceUnavailable, message, options);
 }
 
 /**

@@ -4,6 +4,7 @@
  * (the last reconcile succeeded). Reasons are CamelCase constants; messages are deterministic
  * (no timestamps or request ids) so an unchanged situation never rewrites status.
  */
+import { commonReasons } from './common-reasons.ts';
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
@@ -27,23 +28,8 @@ export type ConditionInput = Omit<Condition, 'lastTransitionTime'>;
 export const CONDITION_READY = 'Ready';
 export const CONDITION_SYNCED = 'Synced';
 
-/** Common reasons. Kinds may add their own (e.g. `Expired`); they must be CamelCase. */
-export const Reasons = {
-  /** Ready=True: the external object exists and is usable. */
-  Available: 'Available',
-  /** Ready=False: a create is in flight or not done yet. */
-  Creating: 'Creating',
-  /** Ready=False: the resource is being deleted. */
-  Deleting: 'Deleting',
-  /** Ready=False: the external object is missing or unusable. */
-  Unavailable: 'Unavailable',
-  /** Synced=True: the last reconcile succeeded. */
-  ReconcileSuccess: 'ReconcileSuccess',
-  /** Synced=False: the last reconcile failed for a reason with no more specific name. */
-  ReconcileError: 'ReconcileError',
-  /** Synced=False: the `coffer.dev/paused` annotation stops reconciliation. */
-  Paused: 'Paused',
-} as const;
+/** The generic reasons, as values to emit (declared with their class in `common-reasons.ts`). */
+export const Reasons = commonReasons.names;
 
 /** Kubernetes' validation for `Condition.reason`. */
 const reasonPattern = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;

@@ -7,6 +7,8 @@ import { ConflictError, RateLimitedError, TerminalError, TransientError, Waiting
 import { createLogger } from './logger.ts';
 import { OperatorMetrics } from './metrics.ts';
 import type { Reconciler, Request, Result } from './reconcile.ts';
+import { commonReasons } from './common-reasons.ts';
+import { testReason } from './reasons.ts';
 
 function setup(outcomes: (Result | Error)[], workers = 1) {
   const clock = new ManualClock();
@@ -60,35 +62,35 @@ describe('Controller error handling', () => {
     },
     {
       reason: 'terminal is not retried',
-      outcome: new TerminalError('InvalidSpec', 'spec.name: required'),
+      outcome: new TerminalError(commonReasons.names.InvalidSpec, 'spec.name: required'),
       delayed: 0,
       result: 'terminal',
       level: 'info',
     },
     {
       reason: 'waiting requeues after its delay',
-      outcome: new WaitingError('ReferenceNotReady', 'project p not ready', 30_000),
+      outcome: new WaitingError(commonReasons.names.ReferenceNotReady, 'project p not ready', 30_000),
       delayed: 1,
       result: 'waiting',
       level: 'debug',
     },
     {
       reason: 'rate limited waits for Retry-After',
-      outcome: new RateLimitedError('RateLimited', 'slow down', 7_000),
+      outcome: new RateLimitedError(commonReasons.names.RateLimited, 'slow down', 7_000),
       delayed: 1,
       result: 'rate_limited',
       level: 'info',
     },
     {
       reason: 'conflict requeues silently',
-      outcome: new ConflictError('Conflict', 'object modified'),
+      outcome: new ConflictError(commonReasons.names.Conflict, 'object modified'),
       delayed: 1,
       result: 'conflict',
       level: 'debug',
     },
     {
       reason: 'transient backs off and logs an error',
-      outcome: new TransientError('ServiceUnavailable', 'HTTP 503'),
+      outcome: new TransientError(commonReasons.names.ServiceUnavailable, 'HTTP 503'),
       delayed: 1,
       result: 'transient',
       level: 'error',
@@ -119,19 +121,29 @@ describe('Controller error handling', () => {
   it.each([
     {
       reason: 'waiting',
-      outcome: new WaitingError('ReferenceNotReady', 'x', 30_000),
+      outcome: new WaitingError(commonReasons.names.ReferenceNotReady, 'x', 30_000),
       notAt: 29_999,
       at: 30_000,
     },
     {
       reason: 'rate limited',
-      outcome: new RateLimitedError('RateLimited', 'x', 7_000),
+      outcome: new RateLimitedError(commonReasons.names.RateLimited, 'x', 7_000),
       notAt: 6_999,
       at: 7_000,
     },
     { reason: 'requeue after', outcome: { requeueAfterMs: 600_000 }, notAt: 599_999, at: 600_000 },
-    { reason: 'transient, first backoff', outcome: new TransientError('Down', 'x'), notAt: 4, at: 5 },
-    { reason: 'conflict, first backoff', outcome: new ConflictError('Conflict', 'x'), notAt: 4, at: 5 },
+    {
+      reason: 'transient, first backoff',
+      outcome: new TransientError(testReason('Down'), 'x'),
+      notAt: 4,
+      at: 5,
+    },
+    {
+      reason: 'conflict, first backoff',
+      outcome: new ConflictError(commonReasons.names.Conflict, 'x'),
+      notAt: 4,
+      at: 5,
+    },
   ])('retries $reason at the right time', async ({ outcome, notAt, at }) => {
     const { controller, calls, clock } = setup([outcome]);
     controller.start();
@@ -148,10 +160,10 @@ describe('Controller error handling', () => {
 
   it('transient errors back off exponentially and success resets', async () => {
     const { controller, calls, clock } = setup([
-      new TransientError('Down', 'x'),
-      new TransientError('Down', 'x'),
+      new TransientError(testReason('Down'), 'x'),
+      new TransientError(testReason('Down'), 'x'),
       {},
-      new TransientError('Down', 'x'),
+      new TransientError(testReason('Down'), 'x'),
     ]);
     controller.start();
     controller.enqueue({ name: 'cluster-scoped' });

@@ -11,15 +11,18 @@
  * | transient    | 5xx, network, timeout            | per-key exponential backoff                      |
  *
  * Anything that is not one of these classes is treated as transient.
+ *
+ * A reason is a declared {@link Reason} (see `reasons.ts`): an undeclared one does not compile.
  */
+import type { Reason } from './reasons.ts';
 
 export type ErrorClass = 'terminal' | 'waiting' | 'rateLimited' | 'conflict' | 'transient';
 
 /** Base class carrying a stable, CamelCase `reason` for conditions and events. */
 export abstract class ReconcileError extends Error {
   abstract readonly errorClass: ErrorClass;
-  readonly reason: string;
-  constructor(reason: string, message: string, options?: ErrorOptions) {
+  readonly reason: Reason;
+  constructor(reason: Reason, message: string, options?: ErrorOptions) {
     super(message, options);
     this.reason = reason;
     this.name = new.target.name;
@@ -35,7 +38,7 @@ export class TerminalError extends ReconcileError {
 export class WaitingError extends ReconcileError {
   readonly errorClass = 'waiting';
   readonly requeueAfterMs: number;
-  constructor(reason: string, message: string, requeueAfterMs: number, options?: ErrorOptions) {
+  constructor(reason: Reason, message: string, requeueAfterMs: number, options?: ErrorOptions) {
     super(reason, message, options);
     this.requeueAfterMs = requeueAfterMs;
   }
@@ -45,7 +48,7 @@ export class WaitingError extends ReconcileError {
 export class RateLimitedError extends ReconcileError {
   readonly errorClass = 'rateLimited';
   readonly retryAfterMs: number;
-  constructor(reason: string, message: string, retryAfterMs: number, options?: ErrorOptions) {
+  constructor(reason: Reason, message: string, retryAfterMs: number, options?: ErrorOptions) {
     super(reason, message, options);
     this.retryAfterMs = retryAfterMs;
   }

@@ -7,6 +7,7 @@
  */
 
 import { ConflictError, isKubernetesConflict } from './errors.ts';
+import { commonReasons } from './common-reasons.ts';
 
 /** Finalizer that keeps a resource until its external object is deleted or orphaned. */
 export const FINALIZER = 'coffer.dev/finalizer';
@@ -196,9 +197,13 @@ export async function patchGuarded<T extends KubeObject>(
     return await patcher.jsonPatch(refOf(obj), guardedByResourceVersion(obj, operations));
   } catch (error) {
     if (isKubernetesConflict(error)) {
-      throw new ConflictError('Conflict', `cannot ${what}: the object changed since it was read`, {
-        cause: error,
-      });
+      throw new ConflictError(
+        commonReasons.names.Conflict,
+        `cannot ${what}: the object changed since it was read`,
+        {
+          cause: error,
+        },
+      );
     }
     throw error;
   }

@@ -23,6 +23,7 @@ import {
   MANAGED_BY_VALUE,
   type KubeObject,
 } from './object-meta.ts';
+import { commonReasons } from './common-reasons.ts';
 
 /** One Secret to publish. */
 export interface SecretOutput {
@@ -146,7 +147,7 @@ export function createSecretWriter(options: SecretWriterOptions): SecretWriter {
     }
     if (!isOwnedBy(existing, owner)) {
       throw new TerminalError(
-        'SecretNotOwned',
+        commonReasons.names.SecretNotOwned,
         `cannot write Secret ${namespace}/${output.name}: it exists and is not managed by this resource; ` +
           'rename the output or delete the Secret',
       );
@@ -174,9 +175,13 @@ export function createSecretWriter(options: SecretWriterOptions): SecretWriter {
         const status = kubernetesStatus(error);
         // 409: created or changed concurrently (AlreadyExists, or our resourceVersion is stale).
         if (status === 409) {
-          throw new ConflictError('Conflict', `cannot write Secret ${output.name}: it changed concurrently`, {
-            cause: error,
-          });
+          throw new ConflictError(
+            commonReasons.names.Conflict,
+            `cannot write Secret ${output.name}: it changed concurrently`,
+            {
+              cause: error,
+            },
+          );
         }
         throw error;
       }

@@ -7,6 +7,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ExternalClient, ManagedAdapter, ManagedObject } from '../../src/managed/external-client.ts';
 import type { ObjectReader, ResourceKind } from '../../src/managed/kube-objects.ts';
 import { resolveReference, type ReferencedObject } from '../../src/managed/references.ts';
+import { testReason } from '../../src/runtime/reasons.ts';
 
 export const widgetResource: ResourceKind = {
   group: 'test.coffer.dev',
@@ -263,7 +264,9 @@ export function widgetClient(
       ? { idBeforeCreate: (obj: ManagedObject<WidgetSpec>) => `n-${obj.spec.name}` }
       : {}),
     readyCheck(obj) {
-      return obj.spec.expired ? { reason: 'Expired', message: 'the widget has expired' } : undefined;
+      return obj.spec.expired
+        ? { reason: testReason('Expired'), message: 'the widget has expired' }
+        : undefined;
     },
   };
 }

@@ -36,6 +36,7 @@ import {
   type ObservedWindow,
   type RenewState,
 } from './window.ts';
+import { commonReasons } from '../../runtime/common-reasons.ts';
 
 type Status = PrivilegeStatusFields;
 type Obj = ManagedObject<AdditionalPrivilegeSpec>;
@@ -124,7 +125,10 @@ function privilegeClient(
       const scope = scopeOf(obj, ctx.references, ctx.signal);
       const current = await getPrivilege(client, scope, ctx.externalId);
       if (!current)
-        throw new TransientError('ReconcileError', `cannot update privilege ${ctx.externalId}: it is gone`);
+        throw new TransientError(
+          commonReasons.names.ReconcileError,
+          `cannot update privilege ${ctx.externalId}: it is gone`,
+        );
       const state = renewState(obj, obj.status?.renewedGeneration);
       const at = now();
       const renewing = renewalDue(obj.spec, current, state, at);

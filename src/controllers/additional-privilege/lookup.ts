@@ -10,9 +10,10 @@ import { naturalKeyMatch, type NaturalKeyMatch } from '../../managed/external-cl
 import { serviceStatus } from '../../managed/service-errors.ts';
 import { WaitingError } from '../../runtime/errors.ts';
 import type { PrivilegeOwner } from './mapping.ts';
+import { additionalPrivilegeReasons } from './reasons.ts';
 
 /** Condition reason while the identity is not a member of the project. */
-export const MEMBERSHIP_MISSING = 'MembershipMissing';
+export const MEMBERSHIP_MISSING = additionalPrivilegeReasons.names.MembershipMissing;
 
 /** Everything a lookup needs besides the client. */
 export interface LookupScope {

@@ -17,6 +17,7 @@ import {
 import type { NotReady } from '../../managed/external-client.ts';
 import { INVALID_SPEC } from '../../managed/spec.ts';
 import { TerminalError } from '../../runtime/errors.ts';
+import { additionalPrivilegeReasons } from './reasons.ts';
 
 /** The window fields of a privilege, as the service reports them. */
 export interface ObservedWindow {
@@ -43,8 +44,8 @@ export interface RenewState {
 }
 
 /** Condition reasons for an existing privilege that is not usable. */
-export const EXPIRED = 'Expired';
-export const NOT_YET_ACTIVE = 'NotYetActive';
+export const EXPIRED = additionalPrivilegeReasons.names.Expired;
+export const NOT_YET_ACTIVE = additionalPrivilegeReasons.names.NotYetActive;
 
 /** Wait this long past the end time before looking, so the window has surely ended. */
 const pastEndMarginMs = 500;

@@ -15,6 +15,7 @@ import {
   type KubeObject,
 } from '../../runtime/object-meta.ts';
 import { deepEqual } from '../../runtime/status.ts';
+import { bootstrapReasons } from './reasons.ts';
 
 /** Key of the output Secret holding the access token. */
 export const TOKEN_KEY = 'token';
@@ -80,7 +81,7 @@ export async function ensureConnection(
   }
   if (controllerOf(existing)?.uid !== owner.metadata.uid) {
     throw new TerminalError(
-      'ConnectionNotOwned',
+      bootstrapReasons.names.ConnectionNotOwned,
       `cannot create Connection ${name}: a Connection of that name exists and is not owned by this Bootstrap; ` +
         'set spec.connectionName to another name',
     );

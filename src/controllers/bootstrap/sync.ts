@@ -22,9 +22,12 @@ import { controllerOf, isManagedByCoffer } from '../../runtime/object-meta.ts';
 import type { DirectContext, DirectOutcome, DirectServices, DirectSync } from '../../managed/direct/kind.ts';
 import { MissingCredentialsError, place, readKey, readTls } from '../../managed/connections/credentials.ts';
 import { connectionNameOf, ensureConnection, TOKEN_KEY } from './output-connection.ts';
+import { bootstrapReasons } from './reasons.ts';
+import type { Reason } from '../../runtime/reasons.ts';
+import { commonReasons } from '../../runtime/common-reasons.ts';
 
 /** Condition reason when someone else bootstrapped the instance. */
-export const ALREADY_BOOTSTRAPPED = 'AlreadyBootstrapped';
+export const ALREADY_BOOTSTRAPPED = bootstrapReasons.names.AlreadyBootstrapped;
 
 /** Status fields of a Bootstrap besides the common ones. */
 export interface BootstrapStatusFields extends Record<string, unknown> {
@@ -42,7 +45,7 @@ export interface BootstrapOutput {
   readonly userId: string;
 }
 
-function stopped(reason: string, message: string): DirectOutcome<BootstrapStatusFields> {
+function stopped(reason: Reason, message: string): DirectOutcome<BootstrapStatusFields> {
   const state = { status: 'False', reason, message } as const;
   return { ready: state, synced: state, requeueAfterMs: null };
 }
@@ -127,7 +130,7 @@ async function obtainOutput(
   const current = await readOutput(services, obj);
   if (current.state === 'foreign') {
     return stopped(
-      'SecretNotOwned',
+      commonReasons.names.SecretNotOwned,
       `Secret ${obj.spec.outputSecretName} exists and is not owned by this Bootstrap; no bootstrap call was made. ` +
         'Delete it or choose another outputSecretName',
     );

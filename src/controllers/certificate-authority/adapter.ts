@@ -29,14 +29,16 @@ import {
   type CaStatusFields,
 } from './mapping.ts';
 import { projectOf, resolveProject, type CaRefs } from './references.ts';
+import { certificateAuthorityReasons } from './reasons.ts';
+import { commonReasons } from '../../runtime/common-reasons.ts';
 
 type Client = ExternalClient<CertificateAuthoritySpec, CaRefs, CaStatusFields>;
 
 /** Condition reason when the CA found is not the one the spec describes. */
-export const SPEC_MISMATCH = 'SpecMismatch';
+export const SPEC_MISMATCH = commonReasons.names.SpecMismatch;
 
 /** Ready reason while an intermediate CA waits for its certificate. */
-export const PENDING_REASON = 'PendingCertificate';
+export const PENDING_REASON = certificateAuthorityReasons.names.PendingCertificate;
 
 async function getCa(client: ServiceClient, id: string, signal: AbortSignal) {
   try {

@@ -18,16 +18,18 @@ import type { ConditionState, DirectOutcome, DirectServices, DirectSync } from '
 import { connectionKey, type ConnectionKindName } from '../../managed/connections/resolver.ts';
 import { MissingCredentialsError, type ConnectionSettings } from '../../managed/connections/credentials.ts';
 import { checkCredentials } from './verify.ts';
+import { connectionReasons } from './reasons.ts';
+import type { Reason } from '../../runtime/reasons.ts';
 
 /** Condition reason when the service rejects the credentials. */
-export const INVALID_CREDENTIALS = 'InvalidCredentials';
+export const INVALID_CREDENTIALS = connectionReasons.names.InvalidCredentials;
 
 /** Status fields of both connection kinds besides the common ones. */
 export interface ConnectionStatusFields extends Record<string, unknown> {
   readonly organizationId?: string;
 }
 
-function failed(reason: string, message: string): DirectOutcome<ConnectionStatusFields> {
+function failed(reason: Reason, message: string): DirectOutcome<ConnectionStatusFields> {
   const state: ConditionState = { status: 'False', reason, message };
   return { ready: state, synced: state, status: {} };
 }

@@ -10,6 +10,7 @@ import { ConflictError } from '../../runtime/errors.ts';
 import { bound, context, fakeServices, managed, readyObject, type FakeWorld } from '../project/testing.ts';
 import { identityAuthAdapter, type IdentityAuthRefs, type IdentityAuthStatusFields } from './adapter.ts';
 import { ANNOTATION_CREDENTIAL_ISSUE_STARTED } from './issuance.ts';
+import { commonReasons } from '../../runtime/common-reasons.ts';
 
 type Client = ExternalClient<IdentityAuthSpec, IdentityAuthRefs, IdentityAuthStatusFields>;
 type Obj = ManagedObject<IdentityAuthSpec>;
@@ -319,7 +320,10 @@ describe('IdentityAuth: one credential per rotation step', () => {
     const { obj, client, refs, id, live, first } = await tokenAuth('stale');
     // The read the second reconcile works on: the id recorded, the status with the token not yet.
     const stale: Obj = { ...obj, status: { id } };
-    const conflict = new ConflictError('Conflict', 'cannot mark credential issuance: changed');
+    const conflict = new ConflictError(
+      commonReasons.names.Conflict,
+      'cannot mark credential issuance: changed',
+    );
     const refusing = { ...bound(refs, id), annotate: () => Promise.reject(conflict) };
     expect(await client.observe(stale, refusing)).toMatchObject({
       diff: 'credentials (new one: none issued yet)',

@@ -27,6 +27,7 @@ import { createRequest, outputSecret, updateRequest, type IdentityStatusFields }
 import { applyMembershipPlan, readMemberships } from './membership-sync.ts';
 import { describePlan, membershipPlan, recordOf, type RecordedMembership } from './memberships.ts';
 import { resolveMemberships, type IdentityRefs } from './references.ts';
+import { identityReasons } from './reasons.ts';
 
 type Client = ExternalClient<IdentitySpec, IdentityRefs, IdentityStatusFields>;
 
@@ -36,7 +37,7 @@ const completeCreateAfterMs = 5_000;
 function organizationOf(connection: ResolvedConnection): string {
   if (connection.organizationId) return connection.organizationId;
   throw new WaitingError(
-    'OrganizationUnknown',
+    identityReasons.names.OrganizationUnknown,
     `cannot address identities: ${connection.key} does not report its organization id yet`,
     10_000,
   );
@@ -62,7 +63,7 @@ async function find(
     const matches = await byName(client, connection, obj, ctx.signal);
     if (matches.length > 1) {
       throw new TerminalError(
-        'AmbiguousName',
+        identityReasons.names.AmbiguousName,
         `cannot adopt identity ${obj.spec.name}: ${matches.length} identities of the organization have this name; ` +
           `set the ${ANNOTATION_EXTERNAL_ID} annotation to the id of the one to manage`,
       );

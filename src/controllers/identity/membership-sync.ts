@@ -7,9 +7,10 @@ import type { IdentityMembership, ServiceClient } from '../../client/index.ts';
 import { serviceStatus } from '../../managed/service-errors.ts';
 import { WaitingError } from '../../runtime/errors.ts';
 import { roleRequests, type DesiredMembership, type MembershipPlan } from './memberships.ts';
+import { identityReasons } from './reasons.ts';
 
 /** Condition reason for a membership role the project does not have. */
-export const UNKNOWN_ROLE = 'UnknownRole';
+export const UNKNOWN_ROLE = identityReasons.names.UnknownRole;
 
 /** How long to wait before looking for an unknown role again. */
 const unknownRoleRetryMs = 60_000;

@@ -9,6 +9,7 @@ import { resolveReference, type ReferencedObject } from '../../managed/reference
 import { TerminalError } from '../../runtime/errors.ts';
 import type { OperatorServices } from '../kind-controller.ts';
 import type { DesiredMembership, DesiredRole } from './memberships.ts';
+import { identityReasons } from './reasons.ts';
 
 /** What Identity references resolve to. */
 export interface IdentityRefs {
@@ -50,7 +51,7 @@ async function projectRoleSlug(lookup: RoleLookup, ref: { name: string }): Promi
   const owner = role?.spec?.projectRef?.name;
   if (owner !== lookup.project) {
     throw new TerminalError(
-      'InvalidReference',
+      identityReasons.names.InvalidReference,
       `cannot use ProjectRole ${ref.name} in the membership of Project ${lookup.project}: ` +
         `the role belongs to Project ${String(owner)}`,
     );
@@ -88,14 +89,4 @@ export async function resolveMemberships(
     memberships.push({ project, projectId: resolved.externalId, roles });
   }
   return { memberships };
-}
-
-/** The Projects and ProjectRoles an Identity depends on (for the operator's dependency watch). */
-export function membershipDependencies(spec: IdentitySpec): { kind: string; name: string }[] {
-  return (spec.projectMemberships ?? []).flatMap((m) => [
-    { kind: 'Project', name: m.projectRef.name },
-    ...m.roles.flatMap((r) =>
-      r.projectRoleRef ? [{ kind: 'ProjectRole', name: r.projectRoleRef.name }] : [],
-    ),
-  ]);
 }

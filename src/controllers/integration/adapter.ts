@@ -33,14 +33,16 @@ import {
   type IntegrationStatusFields,
 } from './mapping.ts';
 import { resolved, resolveIntegrationRefs, type IntegrationRefs } from './references.ts';
+import { commonReasons } from '../../runtime/common-reasons.ts';
+import { integrationReasons } from './reasons.ts';
 
 type Client = ExternalClient<IntegrationSpec, IntegrationRefs, IntegrationStatusFields>;
 type Obj = ManagedObject<IntegrationSpec>;
 
 /** Ready reason when the service did not store the credentials in the integration's record. */
-export const CREDENTIALS_NOT_APPLIED = 'CredentialsNotApplied';
+export const CREDENTIALS_NOT_APPLIED = integrationReasons.names.CredentialsNotApplied;
 /** Ready reason when the service reports the integration's last sync as failed. */
-export const SYNC_FAILED = 'SyncFailed';
+export const SYNC_FAILED = integrationReasons.names.SyncFailed;
 
 async function getById(client: ServiceClient, id: string, signal: AbortSignal) {
   try {
@@ -63,7 +65,7 @@ async function find(client: ServiceClient, obj: Obj, ctx: ExternalContext<Integr
   const matches = await byNaturalKey(client, obj, resolved(ctx.references).projectId, ctx.signal);
   if (matches.length > 1) {
     throw new TerminalError(
-      'AmbiguousNaturalKey',
+      integrationReasons.names.AmbiguousNaturalKey,
       `cannot adopt integration: ${matches.length} integrations of the project match integration, environment, ` +
         `secretPath and app; set the ${ANNOTATION_EXTERNAL_ID} annotation to the id of the one to manage`,
     );
@@ -92,7 +94,7 @@ function credentialsCurrent(obj: Obj, hash: string, integration: Integration): b
 function checkType(obj: Obj, integration: Integration): void {
   if (integration.integration === obj.spec.integration) return;
   throw new TerminalError(
-    'SpecMismatch',
+    commonReasons.names.SpecMismatch,
     `cannot manage integration ${integration.id}: it is a ${integration.integration} integration, the spec ` +
       `says ${obj.spec.integration}; set ${ANNOTATION_EXTERNAL_ID} to an integration of that type`,
   );

@@ -22,9 +22,10 @@ import {
 import { deleteAuthRecord, storeCredentials } from './auth-records.ts';
 import type { Credentials } from './credentials.ts';
 import { createRequest } from './mapping.ts';
+import { integrationReasons } from './reasons.ts';
 
 /** Condition reason when the service no longer creates native integrations. */
-export const INTEGRATIONS_DEPRECATED = 'IntegrationsDeprecated';
+export const INTEGRATIONS_DEPRECATED = integrationReasons.names.IntegrationsDeprecated;
 
 const advice =
   `; adopt an existing integration with the ${ANNOTATION_EXTERNAL_ID} annotation, or move to the ` +

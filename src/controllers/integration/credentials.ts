@@ -9,6 +9,7 @@ import type { CreateIntegrationAuthInput } from '../../client/index.ts';
 import type { ManagedObject } from '../../managed/external-client.ts';
 import { WaitingError } from '../../runtime/errors.ts';
 import type { NamedRef, SecretSource } from '../kind-controller.ts';
+import { commonReasons } from '../../runtime/common-reasons.ts';
 
 /** The credential values from the referenced Secrets. */
 export interface Credentials {
@@ -38,7 +39,7 @@ async function readKey(source: SecretSource, namespace: string, selector: Select
   const data = await source.read(namespace, selector.name);
   if (data === undefined) {
     throw new WaitingError(
-      'SecretNotFound',
+      commonReasons.names.SecretNotFound,
       `cannot read Secret ${namespace}/${selector.name}: it does not exist`,
       MISSING_SECRET_REQUEUE_MS,
     );
@@ -46,7 +47,7 @@ async function readKey(source: SecretSource, namespace: string, selector: Select
   const value = data[selector.key];
   if (value === undefined) {
     throw new WaitingError(
-      'SecretKeyNotFound',
+      commonReasons.names.SecretKeyNotFound,
       `cannot read key ${selector.key} of Secret ${namespace}/${selector.name}: the Secret has no such key`,
       MISSING_SECRET_REQUEUE_MS,
     );

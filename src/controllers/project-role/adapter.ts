@@ -30,9 +30,10 @@ import {
   updateRequest,
   type ProjectRoleStatusFields,
 } from './mapping.ts';
+import { projectRoleReasons } from './reasons.ts';
 
 /** Condition reason while the service refuses to delete a role that memberships still use. */
-export const ROLE_IN_USE = 'RoleInUse';
+export const ROLE_IN_USE = projectRoleReasons.names.RoleInUse;
 
 /** What references resolve to. */
 export interface ProjectRoleRefs {

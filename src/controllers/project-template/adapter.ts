@@ -22,9 +22,10 @@ import {
   updateRequest,
   type ProjectTemplateStatusFields,
 } from './mapping.ts';
+import { projectTemplateReasons } from './reasons.ts';
 
 /** Condition reason when the service template's type differs from the spec's. */
-export const TYPE_MISMATCH = 'TypeMismatch';
+export const TYPE_MISMATCH = projectTemplateReasons.names.TypeMismatch;
 
 type Status = ProjectTemplateStatusFields;
 

@@ -38,6 +38,7 @@ import {
 import { describeChanges, isEmptyPlan, ownedAfter, planBatch } from './plan.ts';
 import { planInput, statusFields, syncBatch, WAIT_REQUEUE_MS, type Snapshot } from './sync.ts';
 import { readDesired } from './values.ts';
+import { secretBatchReasons } from './reasons.ts';
 
 /** What references resolve to: the service project id. */
 export interface SecretBatchRefs {
@@ -69,7 +70,7 @@ function memoKey(obj: ManagedObject<SecretBatchSpec>): string {
 function checkId(ctx: ExternalContext<SecretBatchRefs>, id: string): void {
   if (ctx.externalId === undefined || ctx.externalId === id) return;
   throw new TerminalError(
-    'ExternalIdMismatch',
+    secretBatchReasons.names.ExternalIdMismatch,
     `the ${ANNOTATION_EXTERNAL_ID} annotation ${ctx.externalId} does not name this resource's folder ${id} ` +
       '(<projectId>:<environment>:<secretPath>); correct or remove it',
   );

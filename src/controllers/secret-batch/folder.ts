@@ -7,9 +7,10 @@ import type { Secret, ServiceClient } from '../../client/index.ts';
 import { serviceStatus } from '../../managed/service-errors.ts';
 import { WaitingError } from '../../runtime/errors.ts';
 import type { BatchScope } from './mapping.ts';
+import { secretBatchReasons } from './reasons.ts';
 
 /** Condition reason when the folder is missing and `createFolders` is false. */
-export const FOLDER_NOT_FOUND = 'FolderNotFound';
+export const FOLDER_NOT_FOUND = secretBatchReasons.names.FolderNotFound;
 
 /** True for the service's "folder/path not found" 404 (not a missing environment or project). */
 export function isFolderNotFound(error: unknown): boolean {

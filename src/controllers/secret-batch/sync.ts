@@ -17,6 +17,7 @@ import {
   type SecretBatchStatusFields,
 } from './mapping.ts';
 import { ownedAfter, planBatch, type Plan, type PlanInput } from './plan.ts';
+import { secretBatchReasons } from './reasons.ts';
 
 /** Requeue while keys are missing under failOnNotFound, or the folder may not be created. */
 export const WAIT_REQUEUE_MS = 60_000;
@@ -73,7 +74,7 @@ export function statusFields(
 
 function missingError(scope: BatchScope, missing: readonly string[]): WaitingError {
   return new WaitingError(
-    'SecretsNotFound',
+    secretBatchReasons.names.SecretsNotFound,
     `cannot update secrets in ${scope.environment}:${scope.secretPath}: ${missing.join(', ')} ` +
       'do not exist and mode is failOnNotFound (create them in the service or use mode upsert)',
     WAIT_REQUEUE_MS,
@@ -104,7 +105,7 @@ async function write(
   } catch (error) {
     if (!(error instanceof ApprovalRequiredError)) throw error;
     throw new TerminalError(
-      'ApprovalRequired',
+      secretBatchReasons.names.ApprovalRequired,
       `cannot write secrets in ${scope.environment}:${scope.secretPath}: an approval policy covers the folder and ` +
         `the write became change request ${error.approvalId}; approve it in the service`,
       { cause: error },

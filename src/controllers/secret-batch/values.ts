@@ -9,6 +9,8 @@ import type { SecretBatchSpec } from '../../api/v1alpha1/index.ts';
 import { TerminalError, WaitingError } from '../../runtime/errors.ts';
 import type { NamedRef, SecretSource } from '../kind-controller.ts';
 import { byKey, type DesiredSecret } from './mapping.ts';
+import { commonReasons } from '../../runtime/common-reasons.ts';
+import { secretBatchReasons } from './reasons.ts';
 
 /** Requeue while a referenced Secret or key is missing (its creation re-triggers at once anyway). */
 export const MISSING_SECRET_REQUEUE_MS = 60_000;
@@ -43,7 +45,7 @@ async function readAll(
     const data = await source.read(namespace, name);
     if (data === undefined) {
       throw new WaitingError(
-        'SecretNotFound',
+        commonReasons.names.SecretNotFound,
         `cannot read Secret ${namespace}/${name}: it does not exist`,
         MISSING_SECRET_REQUEUE_MS,
       );
@@ -56,11 +58,15 @@ async function readAll(
 function listedValue(item: Listed, secrets: ReadonlyMap<string, Readonly<Record<string, string>>>): string {
   if (item.value !== undefined) return item.value;
   const ref = item.valueFrom?.secretKeyRef;
-  if (!ref) throw new TerminalError('InvalidSpec', `invalid spec: secret ${item.key} has no value source`);
+  if (!ref)
+    throw new TerminalError(
+      commonReasons.names.InvalidSpec,
+      `invalid spec: secret ${item.key} has no value source`,
+    );
   const value = secrets.get(ref.name)?.[ref.key];
   if (value === undefined) {
     throw new WaitingError(
-      'SecretKeyNotFound',
+      commonReasons.names.SecretKeyNotFound,
       `cannot read key ${ref.key} of Secret ${ref.name} for ${item.key}: the Secret has no such key`,
       MISSING_SECRET_REQUEUE_MS,
     );
@@ -100,7 +106,7 @@ function fromSecretKeys(
     if (listed.has(key)) continue;
     if (!validKey.test(key)) {
       throw new TerminalError(
-        'InvalidKey',
+        secretBatchReasons.names.InvalidKey,
         `cannot push key ${dataKey} of Secret ${source.name}: the service key "${key}" must not contain ":", "/" or whitespace`,
       );
     }
@@ -121,7 +127,7 @@ export async function readDesired(
   const desired = [...listed, ...fromSecretKeys(spec, secrets, keys)];
   if (desired.length > MAX_KEYS) {
     throw new TerminalError(
-      'TooManyKeys',
+      secretBatchReasons.names.TooManyKeys,
       `cannot push ${desired.length} keys: one SecretBatch holds at most ${MAX_KEYS}; split it`,
     );
   }

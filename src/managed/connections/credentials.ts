@@ -8,6 +8,7 @@
  */
 import type { TlsOptions } from '../../client/index.ts';
 import type { ConfigMapSource, SecretSource } from '../kind-services.ts';
+import { commonReasons } from '../../runtime/common-reasons.ts';
 
 /** A key of a Secret or ConfigMap; `namespace` only on ClusterConnection references. */
 export interface KeyRef {
@@ -44,7 +45,7 @@ export interface Credentials {
 }
 
 /** Reason of the condition when a referenced Secret, ConfigMap or key is missing. */
-export const CREDENTIALS_NOT_FOUND = 'CredentialsNotFound';
+export const CREDENTIALS_NOT_FOUND = commonReasons.names.CredentialsNotFound;
 
 /** A referenced Secret/ConfigMap or key is missing or empty. The message names it, never a value. */
 export class MissingCredentialsError extends Error {

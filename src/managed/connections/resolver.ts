@@ -55,6 +55,7 @@ import {
   isBeingDeleted,
 } from '../../runtime/object-meta.ts';
 import { ConnectionClientFactory, type ConnectionClient } from './clients.ts';
+import { commonReasons } from '../../runtime/common-reasons.ts';
 
 export type ConnectionKindName = 'Connection' | 'ClusterConnection';
 
@@ -152,11 +153,15 @@ interface ConnectionRef {
 
 function connectionRefOf(obj: ManagedObject<unknown>): ConnectionRef {
   const ref = (obj.spec as { connectionRef?: { kind?: string; name?: string } } | undefined)?.connectionRef;
-  if (!ref?.name) throw new TerminalError('InvalidSpec', 'invalid spec: spec.connectionRef.name is required');
+  if (!ref?.name)
+    throw new TerminalError(
+      commonReasons.names.InvalidSpec,
+      'invalid spec: spec.connectionRef.name is required',
+    );
   const kind = ref.kind === 'ClusterConnection' ? 'ClusterConnection' : 'Connection';
   if (kind === 'Connection' && !obj.metadata.namespace) {
     throw new TerminalError(
-      'InvalidSpec',
+      commonReasons.names.InvalidSpec,
       'invalid spec: a cluster-scoped resource must reference a ClusterConnection',
     );
   }

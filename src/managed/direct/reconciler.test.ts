@@ -9,6 +9,8 @@ import { ANNOTATION_ABANDON, ANNOTATION_PAUSED } from '../../runtime/object-meta
 import type { DependentsLookup } from './deletion.ts';
 import { DEPENDENTS_FINALIZER, type DirectOutcome, type DirectSync } from './kind.ts';
 import { createDirectReconciler } from './reconciler.ts';
+import { commonReasons } from '../../runtime/common-reasons.ts';
+import { testReason } from '../../runtime/reasons.ts';
 
 const schema = z.object({ url: z.string().min(1) });
 type Spec = z.output<typeof schema>;
@@ -45,7 +47,7 @@ function setup(
 }
 
 const ready: DirectOutcome = {
-  ready: { status: 'True', reason: 'Available', message: 'fine' },
+  ready: { status: 'True', reason: commonReasons.names.Available, message: 'fine' },
   id: 'ident-1',
   status: { organizationId: 'org-1' },
   events: [{ type: 'Normal', reason: 'Connected', message: 'connected' }],
@@ -78,8 +80,8 @@ describe('createDirectReconciler', () => {
 
   it('honours requeueAfterMs: null (no retry loop)', async () => {
     const stopped: DirectOutcome = {
-      ready: { status: 'False', reason: 'AlreadyBootstrapped', message: 'm' },
-      synced: { status: 'False', reason: 'AlreadyBootstrapped', message: 'm' },
+      ready: { status: 'False', reason: testReason('AlreadyBootstrapped'), message: 'm' },
+      synced: { status: 'False', reason: testReason('AlreadyBootstrapped'), message: 'm' },
       requeueAfterMs: null,
     };
     const { store, reconcile } = setup(() => Promise.resolve(stopped));
