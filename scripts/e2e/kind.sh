@@ -64,7 +64,7 @@ if [ -z "$helm" ]; then
   [ -x "$helm" ] || die "helm is not installed and not cached; run npm run control-plane:install or install helm"
 fi
 [ -d "$repo/config/samples" ] || die "config/samples is missing"
-[ -n "$(ls -A "$repo/charts/coffer/templates/crds" 2>/dev/null)" ] || die "the chart has no CRD templates; run npm run gen:crds"
+[ -n "$(ls -A "$repo/charts/coffer/templates/crds" 2>/dev/null)" ] || die "the chart has no CRD templates; run npm run generate"
 
 # --- cleanup and diagnostics --------------------------------------------------------------------
 created=""

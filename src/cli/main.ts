@@ -17,7 +17,12 @@ const subcommands: Record<string, Subcommand> = {
     summary: 'print the coffer.dev CustomResourceDefinitions (YAML)',
     usage: 'usage: coffer crds',
     run: async () => {
-      process.stdout.write((await import('../api/crd/render.ts')).allCrdsYaml());
+      const [{ allCrdsYaml }, { buildAllCrds }, { kindDefinitions }] = await Promise.all([
+        import('../api/crd/render.ts'),
+        import('../api/crd/build.ts'),
+        import('../controllers/registry.ts'),
+      ]);
+      process.stdout.write(allCrdsYaml(buildAllCrds(kindDefinitions)));
       return 0;
     },
   },

@@ -19,7 +19,7 @@ export function publishesSecrets(what: string): RbacNeed {
     apiGroup: '',
     resource: 'secrets',
     verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'],
-    why: `publishes ${what} (replaced whole, never patched; deleted when no longer asked for)`,
+    why: `publishes ${what}`,
   };
 }
 
@@ -27,6 +27,14 @@ export function publishesSecrets(what: string): RbacNeed {
 export function readsConfigMaps(what: string): RbacNeed {
   return { apiGroup: '', resource: 'configmaps', verbs: ['get', 'list', 'watch'], why: `reads ${what}` };
 }
+
+/** What the rules on a resource have in common, said once above the merged rule. */
+export const resourceNotes: Readonly<Record<string, string>> = {
+  secrets:
+    'Published Secrets are replaced whole (no patch) and deleted when the spec no longer asks ' +
+    'for them; every Secret a resource uses is watched, so a change or deletion is acted on at once.',
+  events: 'Events about cluster-scoped objects are recorded in the "default" namespace.',
+};
 
 /**
  * What the operator needs for every kind: recording Events on each resource. Events about

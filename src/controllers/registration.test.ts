@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { allKinds } from '../api/v1alpha1/index.ts';
 import type { ManagedObject } from '../managed/external-client.ts';
 import {
   connectionReference,
@@ -8,7 +9,7 @@ import {
   referencedObjects,
   type ReferenceDeclaration,
 } from './registration.ts';
-import { kindRegistry } from './registry.ts';
+import { kindDefinitions, kindRegistry } from './registry.ts';
 
 const repoRoot = join(import.meta.dirname, '..', '..');
 
@@ -75,6 +76,11 @@ describe('the kind registry', () => {
       expect(existsSync(join(repoRoot, kind.sample)), kind.sample).toBe(true);
       expect(existsSync(join(repoRoot, kind.docPage)), kind.docPage).toBe(true);
     }
+  });
+
+  it('holds the same definitions, in the same order, as allKinds of src/api/v1alpha1', () => {
+    expect(kindDefinitions).toEqual([...allKinds]);
+    kindDefinitions.forEach((definition, i) => expect(definition).toBe(allKinds[i]));
   });
 
   it('orders every kind after the kinds it references', () => {

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { buildAllCrds } from '../api/crd/build.ts';
+import { allKinds } from '../api/v1alpha1/index.ts';
 import type { KindController } from '../controllers/kind-controller.ts';
 import type { StartOperatorOptions } from '../operator/start.ts';
 import { readExternalIds, restoreBootstrapOutput, withExternalIds } from './data-dir.ts';
@@ -160,7 +161,7 @@ async function startInOrder(options: SandboxOptions, cleanups: Cleanup[], phases
   const kc = cluster.kubeConfig();
   const devserver = await timed(phases, 'CRDs and devserver', async () => {
     const crds = Promise.all([
-      installCrds(kc, buildAllCrds(), SANDBOX_FIELD_MANAGER),
+      installCrds(kc, buildAllCrds(allKinds), SANDBOX_FIELD_MANAGER),
       ensureNamespace(kc.makeApiClient(CoreV1Api), namespace),
     ]);
     crds.catch(() => undefined);

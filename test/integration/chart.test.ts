@@ -18,6 +18,7 @@ import type {
   V1Role,
 } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { kindRegistry } from '../../src/controllers/registry.ts';
 import { parseAllDocuments } from 'yaml';
 import { locateBinaries, readPinnedVersions } from '../support/control-plane-binaries.ts';
 import { clusterFromInjected } from '../support/kube.ts';
@@ -201,7 +202,7 @@ describe('Helm chart charts/coffer', () => {
 
     it('installs every CRD, kept when the release is uninstalled, and none with crds.install=false', () => {
       const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
-      expect(crds).toHaveLength(12);
+      expect(crds).toHaveLength(kindRegistry.length);
       for (const crd of crds) {
         expect(crd.metadata?.name).toMatch(/\.coffer\.dev$/);
         expect(crd.metadata?.annotations?.['helm.sh/resource-policy']).toBe('keep');

@@ -8,7 +8,8 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildAllCrds } from '../../src/api/crd/build.ts';
-import { additionalPrivilegeSpec, findKind } from '../../src/api/v1alpha1/index.ts';
+import { additionalPrivilegeSpec } from '../../src/api/v1alpha1/index.ts';
+import { findKind, kindDefinitions } from '../../src/controllers/registry.ts';
 import { applyObject, clusterFromInjected, waitFor } from '../support/kube.ts';
 import { badObjects, loadSamples, sampleSpec, type SampleObject } from '../unit/crds-cases.ts';
 
@@ -77,7 +78,7 @@ const crdPath = (name: string) => `/apis/apiextensions.k8s.io/v1/customresourced
  * x-kubernetes-validations from plain objects, so its typed clients are not used here.)
  */
 async function installGeneratedCrds(): Promise<void> {
-  for (const crd of buildAllCrds()) {
+  for (const crd of buildAllCrds(kindDefinitions)) {
     const applied = await rawRequest(
       'PATCH',
       `${crdPath(crd.metadata.name)}?fieldManager=coffer-tests&force=true`,
@@ -88,7 +89,7 @@ async function installGeneratedCrds(): Promise<void> {
     }
   }
   const custom = kc.makeApiClient(CustomObjectsApi);
-  for (const crd of buildAllCrds()) {
+  for (const crd of buildAllCrds(kindDefinitions)) {
     await waitFor(
       () =>
         custom.listClusterCustomObject({
@@ -112,7 +113,7 @@ beforeAll(async () => {
 });
 
 describe('generated CRDs on the API server', () => {
-  it.each(buildAllCrds().map((crd) => [crd.metadata.name, crd] as const))(
+  it.each(buildAllCrds(kindDefinitions).map((crd) => [crd.metadata.name, crd] as const))(
     '%s is stored with its schema, columns and names exactly as generated (nothing pruned)',
     async (name, crd) => {
       const stored = (await rawRequest('GET', crdPath(name))).body as typeof crd & {

@@ -18,6 +18,7 @@ import type {
   V1Role,
 } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { kindRegistry } from '../../src/controllers/registry.ts';
 import { parseAllDocuments } from 'yaml';
 import { locateBinaries, readPinnedVersions } from '../support/control-plane-binaries.ts';
 import { clusterFromInjected } from '../support/kube.ts';
@@ -166,12 +167,12 @@ describe('kustomize bases in config/', () => {
   it('renders config/default: CRDs, namespace coffer-system, RBAC bound to its ServiceAccount', () => {
     expect(
       existsSync(join(repo, 'crds/kustomization.yaml')),
-      'crds/kustomization.yaml (written by npm run gen:crds)',
+      'crds/kustomization.yaml (written by npm run generate)',
     ).toBe(true);
     const objects = kustomize('default');
     const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
     expect(crds.map((c) => c.metadata?.name)).toContain('projects.coffer.dev');
-    expect(crds).toHaveLength(12);
+    expect(crds).toHaveLength(kindRegistry.length);
     expect(find(objects, 'Namespace', 'coffer-system').metadata?.labels).toMatchObject({
       'pod-security.kubernetes.io/enforce': 'restricted',
     });

@@ -1,13 +1,11 @@
-// The generated CRDs: no drift from src/api, every field described, samples valid, and the invalid
+// The generated CRDs (their drift check is test/unit/generate.test.ts): every field described, samples valid, and the invalid
 // objects of the shared table rejected by zod as well (the integration test checks the API server).
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildAllCrds } from '../../src/api/crd/build.ts';
 import type { SchemaNode } from '../../src/api/crd/structural.ts';
-import { generatedDirs, renderCrdFiles } from '../../src/api/crd/render.ts';
-import { allKinds, findKind } from '../../src/api/v1alpha1/index.ts';
-import { badObjects, loadSamples, repoRoot } from './crds-cases.ts';
+import { renderCrdFiles } from '../../src/api/crd/render.ts';
+import { findKind, kindDefinitions, kindRegistry } from '../../src/controllers/registry.ts';
+import { badObjects, loadSamples } from './crds-cases.ts';
 
 /** Paths of properties without a description, walking properties, items and map values. */
 function undescribedFields(node: SchemaNode, path: string): string[] {
@@ -41,29 +39,12 @@ function unknownKeys(input: unknown, parsed: unknown, path: string): string[] {
   );
 }
 
-describe('generated CRD files', () => {
-  it('match src/api/v1alpha1 (run npm run gen:crds after changing a schema)', () => {
-    const expected = renderCrdFiles();
-    for (const [path, content] of expected) {
-      const full = join(repoRoot, path);
-      const actual = existsSync(full) ? readFileSync(full, 'utf8') : '<missing>';
-      expect(actual, `${path} is out of date: run npm run gen:crds`).toBe(content);
-    }
-    for (const dir of generatedDirs) {
-      const stale = readdirSync(join(repoRoot, dir))
-        .map((name) => `${dir}/${name}`)
-        .filter((path) => !expected.has(path));
-      expect(stale, `stale generated files: run npm run gen:crds`).toEqual([]);
-    }
-  });
-
-  it('are generated deterministically', () => {
-    expect([...renderCrdFiles()]).toEqual([...renderCrdFiles()]);
-  });
-
+describe('generated CRD chart templates', () => {
   it('wrap every chart template in crds.install and keep CRDs on uninstall', () => {
-    const templates = [...renderCrdFiles()].filter(([path]) => path.startsWith('charts/'));
-    expect(templates).toHaveLength(allKinds.length);
+    const templates = [...renderCrdFiles(buildAllCrds(kindDefinitions))].filter(([path]) =>
+      path.startsWith('charts/'),
+    );
+    expect(templates).toHaveLength(kindRegistry.length);
     for (const [path, content] of templates) {
       expect(content, path).toMatch(/^# .*\n\{\{- if \.Values\.crds\.install \}\}\n/);
       expect(content, path).toMatch(/\{\{- end \}\}\n$/);
@@ -73,23 +54,10 @@ describe('generated CRD files', () => {
 });
 
 describe('CRDs', () => {
-  const crds = buildAllCrds();
+  const crds = buildAllCrds(kindDefinitions);
 
-  it('cover the twelve kinds with unique names, short names and the coffer category', () => {
-    expect(crds.map((c) => c.spec.names.kind)).toEqual([
-      'Connection',
-      'ClusterConnection',
-      'Bootstrap',
-      'Project',
-      'Identity',
-      'IdentityAuth',
-      'AdditionalPrivilege',
-      'SecretBatch',
-      'Integration',
-      'CertificateAuthority',
-      'ProjectTemplate',
-      'ProjectRole',
-    ]);
+  it('cover every registered kind, in registry order, with unique names, short names and the coffer category', () => {
+    expect(crds.map((c) => c.spec.names.kind)).toEqual(kindRegistry.map((k) => k.definition.kind));
     const shortNames = crds.flatMap((c) => c.spec.names.shortNames);
     expect(new Set(shortNames).size).toBe(shortNames.length);
     for (const crd of crds) expect(crd.spec.names.categories).toEqual(['coffer']);
@@ -114,9 +82,8 @@ describe('CRDs', () => {
     },
   );
 
-  it('ProjectTemplate and ClusterConnection are cluster-scoped, the rest namespaced', () => {
-    const cluster = crds.filter((c) => c.spec.scope === 'Cluster').map((c) => c.spec.names.kind);
-    expect(cluster.sort()).toEqual(['ClusterConnection', 'ProjectTemplate']);
+  it('have the scope of their kind definition', () => {
+    for (const crd of crds) expect(crd.spec.scope).toBe(findKind(crd.spec.names.kind)?.scope);
   });
 });
 
@@ -127,7 +94,7 @@ describe('samples', () => {
     const kinds = new Set(
       samples.filter((s) => s.object.apiVersion === 'coffer.dev/v1alpha1').map((s) => s.object.kind),
     );
-    expect([...kinds].sort()).toEqual(allKinds.map((k) => k.kind).sort());
+    expect([...kinds].sort()).toEqual(kindRegistry.map((k) => k.definition.kind).sort());
   });
 
   it.each(samples.map((s) => [`${s.file} ${s.object.kind}/${s.object.metadata.name}`, s.object] as const))(

@@ -3,7 +3,7 @@
  * The CRD files, the Helm chart's CRD templates and `coffer crds` all come from here.
  */
 import { z } from 'zod';
-import { allKinds, group, version } from '../v1alpha1/index.ts';
+import { group, version } from '../v1alpha1/index.ts';
 import type { KindDefinition } from '../v1alpha1/index.ts';
 import { toStructural } from './structural.ts';
 import type { SchemaNode } from './structural.ts';
@@ -94,7 +94,7 @@ export function buildCrd(kind: KindDefinition): CustomResourceDefinition {
   };
 }
 
-/** The CRDs of every kind, in the order of `allKinds`. */
-export function buildAllCrds(): CustomResourceDefinition[] {
-  return allKinds.map((kind) => buildCrd(kind));
+/** The CRDs of `definitions` (every kind: `kindDefinitions` of src/controllers/registry.ts), in their order. */
+export function buildAllCrds(definitions: readonly KindDefinition[]): CustomResourceDefinition[] {
+  return definitions.map((kind) => buildCrd(kind));
 }

@@ -1,0 +1,18 @@
+/**
+ * The generator modules `npm run generate` runs, one line each (contract: ./types.ts). Each owns
+ * its files; two modules writing the same path is an error.
+ */
+import { argocdGenerator } from './argocd.ts';
+import { crdsGenerator } from './crds.ts';
+import { rbacGenerator } from './rbac.ts';
+import { readmeGenerator } from './readme.ts';
+import { reasonsDocsGenerator } from './reasons-docs.ts';
+import type { Generator } from './types.ts';
+
+export const generators: readonly Generator[] = [
+  crdsGenerator,
+  rbacGenerator,
+  readmeGenerator,
+  argocdGenerator,
+  reasonsDocsGenerator,
+];
