@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findKind } from '../api/v1alpha1/index.ts';
+import { kindRegistry } from '../controllers/registry.ts';
 import { blockedResources, resourceKey } from './blocked.ts';
 import { planSamples } from './samples.ts';
 
@@ -56,12 +57,12 @@ describe('blockedResources', () => {
 
   it('blocks nothing when every kind has a controller', () => {
     const all = new Set(plan.resources.map((r) => r.kind));
-    expect(blockedResources(objects, all, [])).toEqual(new Set());
+    expect(blockedResources(objects, all, kindRegistry)).toEqual(new Set());
   });
 
   it('blocks the kinds without a controller and whatever depends on them, transitively', () => {
     const registered = new Set(plan.resources.map((r) => r.kind).filter((k) => k !== 'Project'));
-    const blocked = blockedResources(objects, registered, []);
+    const blocked = blockedResources(objects, registered, kindRegistry);
     // Everything in the demo project waits on the Project; the template and connections do not.
     expect(blocked).toContain('Project/ns/demo');
     expect(blocked).toContain('ProjectRole/ns/secret-reader');

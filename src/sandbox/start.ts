@@ -117,7 +117,11 @@ function whatCanGetReady(options: SandboxOptions, plan: SamplePlan, modules: Mod
   const managed: readonly KindController[] = options.operator?.kinds ?? modules.kindControllers;
   const direct = options.operator?.directKinds ?? modules.directKindControllers;
   const registeredKinds = new Set([...managed, ...direct].map((controller) => controller.definition.kind));
-  const blocked = blockedResources([...plan.bootstrap, ...plan.samples], registeredKinds, managed);
+  const blocked = blockedResources(
+    [...plan.bootstrap, ...plan.samples],
+    registeredKinds,
+    modules.kindRegistry,
+  );
   return { registeredKinds, blocked };
 }
 
