@@ -2,7 +2,7 @@ import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { staticToken, universalAuth } from './auth.ts';
 import { ForbiddenError, ServerError, UnauthorizedError } from './errors.ts';
-import { FakeClock } from './fake-clock.ts';
+import { ManualClock } from '../runtime/clock.ts';
 import type { ClientLogger } from './http.ts';
 import { createServiceClient, type ServiceClient } from './service-client.ts';
 import { TransportRegistry } from './transport.ts';
@@ -111,7 +111,7 @@ function logCapture(): { logger: ClientLogger; lines: unknown[] } {
 
 function client(
   agent: MockAgent,
-  clock: FakeClock,
+  clock: ManualClock,
   logger?: ClientLogger,
   auth = universalAuth({ clientId: 'cid', clientSecret: CLIENT_SECRET }),
 ) {
@@ -133,7 +133,7 @@ const bearers = (seen: Seen[]) => seen.filter((s) => s.path === GET).map((s) => 
 describe('universalAuth', () => {
   it('logs in once for many concurrent callers and sends the token on each request', async () => {
     const { agent, seen, state } = fakeService();
-    const c = client(agent, new FakeClock());
+    const c = client(agent, new ManualClock({ start: 1_700_000_000_000 }));
     await Promise.all(Array.from({ length: 5 }, () => c.projects.get('p1')));
     expect(state.logins).toBe(1);
     expect(bearers(seen)).toEqual(Array(5).fill('Bearer tok-1'));
@@ -144,7 +144,7 @@ describe('universalAuth', () => {
 
   it('renews the token (without an auth header) when 80% of its lifetime has passed', async () => {
     const { agent, seen, state } = fakeService({ expiresIn: 100, maxTtl: 1000 });
-    const clock = new FakeClock();
+    const clock = new ManualClock({ start: 1_700_000_000_000 });
     const c = client(agent, clock);
     await c.projects.get('p1');
     clock.advance(79_000);
@@ -162,7 +162,7 @@ describe('universalAuth', () => {
 
   it('logs in again when renewal fails', async () => {
     const { agent, seen, state } = fakeService({ renewStatus: 401 });
-    const clock = new FakeClock();
+    const clock = new ManualClock({ start: 1_700_000_000_000 });
     const { logger, lines } = logCapture();
     const c = client(agent, clock, logger);
     await c.projects.get('p1');
@@ -176,7 +176,7 @@ describe('universalAuth', () => {
 
   it('logs in instead of renewing when a renewal would pass the max TTL', async () => {
     const { agent, state } = fakeService({ expiresIn: 100, maxTtl: 150 });
-    const clock = new FakeClock();
+    const clock = new ManualClock({ start: 1_700_000_000_000 });
     const c = client(agent, clock);
     await c.projects.get('p1');
     clock.advance(85_000);
@@ -187,7 +187,7 @@ describe('universalAuth', () => {
 
   it('never renews a token without expiry', async () => {
     const { agent, state } = fakeService({ expiresIn: 0, maxTtl: 0 });
-    const clock = new FakeClock();
+    const clock = new ManualClock({ start: 1_700_000_000_000 });
     const c = client(agent, clock);
     await c.projects.get('p1');
     clock.advance(10 * 365 * 86_400_000);
@@ -201,7 +201,7 @@ describe('universalAuth', () => {
   ])('logs in again and retries once when the token is rejected with $status $error', async (rejection) => {
     const { agent, seen, state } = fakeService();
     state.reject.set('tok-1', rejection);
-    const c = client(agent, new FakeClock());
+    const c = client(agent, new ManualClock({ start: 1_700_000_000_000 }));
     await expect(c.projects.get('p1')).resolves.toMatchObject({ id: 'p1' });
     expect(state.logins).toBe(2);
     expect(bearers(seen)).toEqual(['Bearer tok-1', 'Bearer tok-2']);
@@ -211,7 +211,7 @@ describe('universalAuth', () => {
     const { agent, state } = fakeService();
     state.reject.set('tok-1', { status: 401, error: 'UnauthorizedError' });
     state.reject.set('tok-2', { status: 401, error: 'UnauthorizedError' });
-    const c = client(agent, new FakeClock());
+    const c = client(agent, new ManualClock({ start: 1_700_000_000_000 }));
     await expect(c.projects.get('p1')).rejects.toBeInstanceOf(UnauthorizedError);
     expect(state.logins).toBe(2);
   });
@@ -219,7 +219,7 @@ describe('universalAuth', () => {
   it('does not retry a 403 permission failure', async () => {
     const { agent, state } = fakeService();
     state.reject.set('tok-1', { status: 403, error: 'PermissionDenied' });
-    const c = client(agent, new FakeClock());
+    const c = client(agent, new ManualClock({ start: 1_700_000_000_000 }));
     const err: unknown = await c.projects.get('p1').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ForbiddenError);
     expect((err as ForbiddenError).isTokenError).toBe(false);
@@ -228,7 +228,7 @@ describe('universalAuth', () => {
 
   it('fails the call with the login error, and tries again on the next call', async () => {
     const { agent, state } = fakeService({ loginStatus: 401 });
-    const c = client(agent, new FakeClock());
+    const c = client(agent, new ManualClock({ start: 1_700_000_000_000 }));
     const err: unknown = await c.projects.get('p1').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnauthorizedError);
     expect((err as UnauthorizedError).operation).toBe('auth.loginUniversal');
@@ -238,7 +238,7 @@ describe('universalAuth', () => {
 
   it('keeps using a still-valid token while a refresh fails, and fails once it expired', async () => {
     const service = fakeService({ expiresIn: 100 });
-    const clock = new FakeClock({ autoAdvance: true });
+    const clock = new ManualClock({ start: 1_700_000_000_000, autoAdvance: true });
     const { logger, lines } = logCapture();
     const c = client(service.agent, clock, logger);
     await c.projects.get('p1');
@@ -258,7 +258,7 @@ describe('universalAuth', () => {
   it('never logs the client secret or a token', async () => {
     const { agent, state } = fakeService({ renewStatus: 401 });
     state.reject.set('tok-2', { status: 403, error: 'TokenError' });
-    const clock = new FakeClock();
+    const clock = new ManualClock({ start: 1_700_000_000_000 });
     const { logger, lines } = logCapture();
     const c = client(agent, clock, logger);
     await c.projects.get('p1');
@@ -275,7 +275,12 @@ describe('staticToken', () => {
   it('sends the token and does not retry a rejection', async () => {
     const { agent, seen, state } = fakeService();
     state.reject.set('static-token-1', { status: 401, error: 'UnauthorizedError' });
-    const c = client(agent, new FakeClock(), undefined, staticToken('static-token-1'));
+    const c = client(
+      agent,
+      new ManualClock({ start: 1_700_000_000_000 }),
+      undefined,
+      staticToken('static-token-1'),
+    );
     await expect(c.projects.get('p1')).rejects.toBeInstanceOf(UnauthorizedError);
     expect(bearers(seen)).toEqual(['Bearer static-token-1']);
     expect(state.logins).toBe(0);

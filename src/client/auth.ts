@@ -1,7 +1,7 @@
 // Authentication providers. A provider hands out the bearer token for each request and is
 // told when the service rejected one (401, or 403 TokenError) so it can fetch a new one.
 import type { AuthTokensApi, AccessToken } from './auth-tokens.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../runtime/clock.ts';
 import type { ClientLogger } from './http.ts';
 
 /** Supplies bearer tokens to the request pipeline of one client. */

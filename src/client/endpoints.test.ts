@@ -3,7 +3,7 @@
 import { MockAgent } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { staticToken } from './auth.ts';
-import { FakeClock } from './fake-clock.ts';
+import { ManualClock } from '../runtime/clock.ts';
 import type { RequestInfo } from './http.ts';
 import { createServiceClient, type ServiceClient } from './service-client.ts';
 import { TransportRegistry } from './transport.ts';
@@ -17,7 +17,7 @@ const client = createServiceClient({
   baseUrl: ORIGIN,
   dispatcher: agent,
   registry: new TransportRegistry(),
-  clock: new FakeClock({ autoAdvance: true }),
+  clock: new ManualClock({ start: 1_700_000_000_000, autoAdvance: true }),
   auth: staticToken('endpoint-test-token'),
   onRequest: (info) => seen.push(info),
 });

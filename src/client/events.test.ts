@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { staticToken } from './auth.ts';
 import { ForbiddenError, RequestValidationError, TimeoutError } from './errors.ts';
 import { parseSecretEvent, type SseFrame } from './events.ts';
-import { FakeClock } from './fake-clock.ts';
+import { ManualClock } from '../runtime/clock.ts';
 import { createServiceClient, type ServiceClient } from './service-client.ts';
 import { TransportRegistry } from './transport.ts';
 
@@ -31,7 +31,7 @@ function setup() {
     baseUrl: ORIGIN,
     dispatcher: agent,
     registry: new TransportRegistry(),
-    clock: new FakeClock({ autoAdvance: true }),
+    clock: new ManualClock({ start: 1_700_000_000_000, autoAdvance: true }),
     auth: staticToken('events-token-1'),
   });
   clients.push(client);

@@ -11,7 +11,7 @@ import {
   ServerError,
   TimeoutError,
 } from './errors.ts';
-import { FakeClock } from './fake-clock.ts';
+import { ManualClock } from '../runtime/clock.ts';
 import type { RequestInfo } from './http.ts';
 import { createServiceClient, type ServiceClient, type ServiceClientOptions } from './service-client.ts';
 import { TransportRegistry } from './transport.ts';
@@ -26,7 +26,10 @@ function setup(options: Partial<ServiceClientOptions> = {}) {
   const agent = new MockAgent();
   agent.disableNetConnect();
   agents.push(agent);
-  const clock = options.clock instanceof FakeClock ? options.clock : new FakeClock({ autoAdvance: true });
+  const clock =
+    options.clock instanceof ManualClock
+      ? options.clock
+      : new ManualClock({ start: 1_700_000_000_000, autoAdvance: true });
   const seen: RequestInfo[] = [];
   const client = createServiceClient({
     baseUrl: ORIGIN,
@@ -64,7 +67,7 @@ describe('retries', () => {
     pool.intercept({ path, method: 'GET' }).reply(200, { workspace: PROJECT });
     await expect(client.projects.get('p1')).resolves.toMatchObject({ id: 'p1', slug: 'demo' });
     // random() = 0.5: half of 200·2^n for the first and second retry.
-    expect(clock.sleeps).toEqual([100, 200]);
+    expect(clock.delays).toEqual([100, 200]);
     expect(seen.map((s) => [s.operation, s.method, s.status, s.attempt])).toEqual([
       ['projects.get', 'GET', 503, 0],
       ['projects.get', 'GET', 500, 1],
@@ -76,7 +79,7 @@ describe('retries', () => {
     const { pool, client, clock } = setup({ retry: { retries: 4, baseDelayMs: 1000, maxDelayMs: 3000 } });
     pool.intercept({ path: '/api/v1/workspace/p1', method: 'GET' }).reply(500, { message: 'down' }).times(5);
     await expect(client.projects.get('p1')).rejects.toBeInstanceOf(ServerError);
-    expect(clock.sleeps).toEqual([500, 1000, 1500, 1500]);
+    expect(clock.delays).toEqual([500, 1000, 1500, 1500]);
   });
 
   it('does not retry a POST on 500 (it may have been processed)', async () => {
@@ -148,7 +151,7 @@ describe('429 and Retry-After', () => {
       });
     pool.intercept({ path: '/api/v1/workspace/p1', method: 'PATCH' }).reply(200, { workspace: PROJECT });
     await expect(client.projects.update('p1', { name: 'Demo' })).resolves.toMatchObject({ id: 'p1' });
-    expect(clock.sleeps).toEqual([2100]);
+    expect(clock.delays).toEqual([2100]);
   });
 
   it('takes the wait from the message when there is no header', async () => {
@@ -158,7 +161,7 @@ describe('429 and Retry-After', () => {
       .reply(429, limited('Rate limit exceeded. Please try again in 5 seconds'));
     pool.intercept({ path: '/api/v1/workspace/p1', method: 'GET' }).reply(200, { workspace: PROJECT });
     await client.projects.get('p1');
-    expect(clock.sleeps).toEqual([5100]);
+    expect(clock.delays).toEqual([5100]);
   });
 
   it('hands a wait longer than maxRetryAfterMs to the caller instead of sleeping', async () => {
@@ -169,7 +172,7 @@ describe('429 and Retry-After', () => {
     const err: unknown = await client.projects.get('p1').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RateLimitedError);
     expect((err as RateLimitedError).retryAfterMs).toBe(60_000);
-    expect(clock.sleeps).toEqual([]);
+    expect(clock.delays).toEqual([]);
   });
 });
 
@@ -223,12 +226,12 @@ describe('timeouts and abort', () => {
   });
 
   it('stops waiting for a retry when the caller aborts during the backoff', async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock({ start: 1_700_000_000_000 });
     const { pool, client } = setup({ clock });
     pool.intercept({ path: '/api/v1/workspace/p1', method: 'GET' }).reply(503, {});
     const controller = new AbortController();
     const call = client.projects.get('p1', { signal: controller.signal });
-    await waitUntil(() => clock.pending === 1);
+    await waitUntil(() => clock.pending() === 1);
     controller.abort(new Error('cancelled'));
     await expect(call).rejects.toThrow('cancelled');
   });
@@ -337,7 +340,7 @@ describe('requests', () => {
 
 describe('shared transport', () => {
   it('shares one rate limiter between clients of the same base URL', async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock({ start: 1_700_000_000_000 });
     const registry = new TransportRegistry();
     const agent = new MockAgent();
     agent.disableNetConnect();
@@ -362,7 +365,7 @@ describe('shared transport', () => {
     await a.projects.get('p1');
     let secondDone = false;
     const second = b.projects.get('p1').then(() => (secondDone = true));
-    await waitUntil(() => clock.pending === 1);
+    await waitUntil(() => clock.pending() === 1);
     expect(secondDone).toBe(false);
     clock.advance(1000);
     await second;

@@ -3,9 +3,9 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import type { AuthProvider } from './auth.ts';
-import { backoffDelay, type RetryPolicy } from './backoff.ts';
+import { backoffDelay, type RetryPolicy } from './retry-policy.ts';
 import { errorFromResponse, formatIssues, toIssues } from './classify.ts';
-import type { Clock } from './clock.ts';
+import { sleep, type Clock } from '../runtime/clock.ts';
 import {
   ForbiddenError,
   NetworkError,
@@ -172,7 +172,7 @@ export class HttpClient {
         { operation: spec.operation, status: error.status, attempt: attempt + 1, delayMs },
         'retrying request',
       );
-      await this.o.clock.sleep(delayMs, options.signal);
+      await sleep(this.o.clock, delayMs, options.signal);
       attempt += 1;
     }
   }

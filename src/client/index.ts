@@ -28,11 +28,9 @@ export {
   type ValidationIssue,
 } from './errors.ts';
 export type { CallOptions, ClientLogger, HttpMethod, RequestInfo } from './http.ts';
-export { defaultRetryPolicy, type RetryOptions } from './backoff.ts';
-export { systemClock, type Clock } from './clock.ts';
-/** For tests of code built on the client: a clock that moves only when told to. */
-export { FakeClock } from './fake-clock.ts';
-export { TokenBucket, type RateLimitOptions, type RateLimiter } from './rate-limiter.ts';
+export { defaultRetryPolicy, type RetryOptions } from './retry-policy.ts';
+export { systemClock, type Clock } from '../runtime/clock.ts';
+export { BucketRateLimiter, type RateLimitOptions, type RateLimiter } from './rate-limiter.ts';
 export { defaultTransportRegistry, TransportRegistry, type TlsOptions } from './transport.ts';
 export { SseParser, type SseFrame } from './sse.ts';
 

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from './fake-clock.ts';
-import { createRateLimiter, TokenBucket, unlimited } from './rate-limiter.ts';
+import { ManualClock } from '../runtime/clock.ts';
+import { BucketRateLimiter, createRateLimiter, unlimited } from './rate-limiter.ts';
 
 /** Lets resolved sleeps and their continuations run. */
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('TokenBucket', () => {
+describe('BucketRateLimiter', () => {
   it('admits the burst at once, then one request per 60000/rpm ms', async () => {
-    const clock = new FakeClock();
-    const bucket = new TokenBucket({ requestsPerMinute: 60, burst: 2, clock });
+    const clock = new ManualClock({ start: 1_700_000_000_000 });
+    const bucket = new BucketRateLimiter({ requestsPerMinute: 60, burst: 2, clock });
     const done: number[] = [];
     for (let i = 0; i < 4; i += 1) void bucket.acquire().then(() => done.push(i));
     await flush();
@@ -25,19 +25,19 @@ describe('TokenBucket', () => {
   });
 
   it('refills while idle, but never above the burst size', async () => {
-    const clock = new FakeClock();
-    const bucket = new TokenBucket({ requestsPerMinute: 600, burst: 3, clock });
+    const clock = new ManualClock({ start: 1_700_000_000_000 });
+    const bucket = new BucketRateLimiter({ requestsPerMinute: 600, burst: 3, clock });
     clock.advance(3_600_000);
     const done: number[] = [];
     for (let i = 0; i < 4; i += 1) void bucket.acquire().then(() => done.push(i));
     await flush();
     expect(done).toEqual([0, 1, 2]);
-    expect(clock.sleeps).toEqual([100]);
+    expect(clock.delays).toEqual([100]);
   });
 
   it('rejects an aborted waiter with the abort reason and gives its token back', async () => {
-    const clock = new FakeClock();
-    const bucket = new TokenBucket({ requestsPerMinute: 60, burst: 1, clock });
+    const clock = new ManualClock({ start: 1_700_000_000_000 });
+    const bucket = new BucketRateLimiter({ requestsPerMinute: 60, burst: 1, clock });
     await bucket.acquire();
     const controller = new AbortController();
     const waiting = bucket.acquire(controller.signal);
@@ -52,21 +52,32 @@ describe('TokenBucket', () => {
   });
 
   it('rejects at once when the signal is already aborted', async () => {
-    const bucket = new TokenBucket({ requestsPerMinute: 60, clock: new FakeClock() });
+    const bucket = new BucketRateLimiter({
+      requestsPerMinute: 60,
+      clock: new ManualClock({ start: 1_700_000_000_000 }),
+    });
     await expect(bucket.acquire(AbortSignal.abort(new Error('gone')))).rejects.toThrow('gone');
   });
 
   it('refuses a non-positive rate', () => {
-    expect(() => new TokenBucket({ requestsPerMinute: -1, clock: new FakeClock() })).toThrow(
-      /requestsPerMinute/,
-    );
+    expect(
+      () =>
+        new BucketRateLimiter({
+          requestsPerMinute: -1,
+          clock: new ManualClock({ start: 1_700_000_000_000 }),
+        }),
+    ).toThrow(/requestsPerMinute/);
   });
 });
 
 describe('createRateLimiter', () => {
   it('is unlimited by default', () => {
-    expect(createRateLimiter(undefined, new FakeClock())).toBe(unlimited);
-    expect(createRateLimiter({ requestsPerMinute: 0 }, new FakeClock())).toBe(unlimited);
-    expect(createRateLimiter({ requestsPerMinute: 120 }, new FakeClock())).toBeInstanceOf(TokenBucket);
+    expect(createRateLimiter(undefined, new ManualClock({ start: 1_700_000_000_000 }))).toBe(unlimited);
+    expect(createRateLimiter({ requestsPerMinute: 0 }, new ManualClock({ start: 1_700_000_000_000 }))).toBe(
+      unlimited,
+    );
+    expect(
+      createRateLimiter({ requestsPerMinute: 120 }, new ManualClock({ start: 1_700_000_000_000 })),
+    ).toBeInstanceOf(BucketRateLimiter);
   });
 });

@@ -1,6 +1,7 @@
 // A token bucket shared by every caller of one base URL, so many resources reconciling at
 // once cannot stampede a rate-limited service. Callers wait for a token rather than fail.
-import type { Clock } from './clock.ts';
+import { sleep, type Clock } from '../runtime/clock.ts';
+import { TokenBucket } from '../runtime/token-bucket.ts';
 
 /** Rate-limit settings; `requestsPerMinute` undefined or 0 means unlimited. */
 export interface RateLimitOptions {
@@ -23,55 +24,41 @@ export interface RateLimiter {
 export const unlimited: RateLimiter = { acquire: () => Promise.resolve() };
 
 /**
- * Token bucket by reservation: each caller takes a token at once, possibly driving the
- * balance negative, and sleeps until its token would have been refilled. Callers are thus
- * served in arrival order without a queue or a timer loop.
+ * The request budget of one connection: a token bucket by reservation (`TokenBucket`, shared
+ * with the work queue) refilled at `requestsPerMinute`. A caller whose token is not there yet
+ * sleeps until it would have been refilled; an aborted caller gives its reservation back so later
+ * callers are not charged for it.
  */
-export class TokenBucket implements RateLimiter {
+export class BucketRateLimiter implements RateLimiter {
   private readonly clock: Clock;
-  private readonly ratePerMs: number;
-  private readonly capacity: number;
-  private tokens: number;
-  private last: number;
+  private readonly bucket: TokenBucket;
 
-  constructor(options: { requestsPerMinute: number; burst?: number; clock: Clock }) {
+  constructor(options: { requestsPerMinute: number; burst?: number | undefined; clock: Clock }) {
     const { requestsPerMinute: rpm } = options;
     if (!Number.isFinite(rpm) || rpm <= 0) {
       throw new RangeError('cannot create rate limiter: requestsPerMinute must be a positive number');
     }
     this.clock = options.clock;
-    this.ratePerMs = rpm / 60_000;
-    this.capacity = Math.max(1, options.burst ?? Math.ceil(rpm / 60));
-    this.tokens = this.capacity;
-    this.last = options.clock.now();
+    const burst = Math.max(1, options.burst ?? Math.ceil(rpm / 60));
+    this.bucket = new TokenBucket({ qps: rpm / 60, burst, clock: options.clock });
   }
 
   async acquire(signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
-    this.refill();
-    this.tokens -= 1;
-    if (this.tokens >= 0) return;
-    const waitMs = Math.ceil(-this.tokens / this.ratePerMs);
+    const waitMs = this.bucket.reserve();
+    if (waitMs === 0) return;
     try {
-      await this.clock.sleep(waitMs, signal);
+      await sleep(this.clock, waitMs, signal);
     } catch (err) {
-      // An aborted caller gives its reservation back so later callers are not charged for it.
-      this.tokens += 1;
+      this.bucket.release();
       throw err;
     }
   }
-
-  private refill(): void {
-    const now = this.clock.now();
-    const elapsed = Math.max(0, now - this.last);
-    this.last = now;
-    this.tokens = Math.min(this.capacity, this.tokens + elapsed * this.ratePerMs);
-  }
 }
 
-/** The limiter for the given options: a `TokenBucket`, or `unlimited` when no rate is set. */
+/** The limiter for the given options: a `BucketRateLimiter`, or `unlimited` when no rate is set. */
 export function createRateLimiter(options: RateLimitOptions | undefined, clock: Clock): RateLimiter {
   const rpm = options?.requestsPerMinute;
   if (rpm === undefined || rpm === 0 || rpm === Number.POSITIVE_INFINITY) return unlimited;
-  return new TokenBucket({ requestsPerMinute: rpm, burst: options?.burst, clock });
+  return new BucketRateLimiter({ requestsPerMinute: rpm, burst: options?.burst, clock });
 }

@@ -1,5 +1,6 @@
-// Full-jitter exponential backoff: the delay before retry n (0-based) is uniform in
-// [0, min(maxDelayMs, baseDelayMs * 2^n)). Jitter spreads retries of many callers apart.
+// The client's retry settings. The delay before retry n (0-based) is the shared full-jitter
+// exponential backoff (`src/runtime/backoff.ts`): uniform in [0, min(maxDelayMs, baseDelayMs * 2^n)).
+import { fullJitterDelay } from '../runtime/backoff.ts';
 
 /** Retry settings of a client; every field has a default. */
 export interface RetryOptions {
@@ -43,6 +44,5 @@ function stripUndefined(options: RetryOptions): RetryOptions {
 
 /** The full-jitter delay before retry number `attempt` (0 for the first retry). */
 export function backoffDelay(policy: RetryPolicy, attempt: number, random: () => number): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
-  return Math.floor(random() * ceiling);
+  return fullJitterDelay(attempt, policy.baseDelayMs, policy.maxDelayMs, random);
 }

@@ -5,7 +5,7 @@
 // leave every other request of the connection waiting forever.
 import { createHash } from 'node:crypto';
 import { Pool, type Dispatcher } from 'undici';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../runtime/clock.ts';
 import { createRateLimiter, type RateLimitOptions, type RateLimiter } from './rate-limiter.ts';
 
 /** TLS settings for `https` base URLs. */

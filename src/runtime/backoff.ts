@@ -1,9 +1,28 @@
 /**
- * Per-key exponential backoff with jitter, as used for failed reconciles: the n-th consecutive
- * failure of a key waits about `baseMs * 2^(n-1)`, never more than `maxMs`. `forget` (called after a
- * success) starts the key over. Jitter spreads retries of many keys that failed together (for
- * example when the service was down), so they do not come back as one burst.
+ * Exponential backoff, the one of the code base: retry number `attempt` (0-based) waits about
+ * `baseMs * 2^attempt`, never more than `maxMs`, with jitter so retries of many callers that
+ * failed together (for example while the service was down) do not come back as one burst.
+ *
+ * - `ExponentialBackoff`: per-key failure counts for failed reconciles and list/watch restarts,
+ *   jitter of ±a fraction of the delay; `forget` (after a success) starts a key over.
+ * - `fullJitterDelay`: uniform in [0, delay), for the service client's request retries.
  */
+
+/** The delay of retry `attempt` (0-based) before jitter: `baseMs * 2^attempt`, capped at `maxMs`. */
+export function exponentialDelay(attempt: number, baseMs: number, maxMs: number): number {
+  // Beyond 2^40 the cap has long been reached; stop growing the exponent to avoid Infinity.
+  return Math.min(baseMs * 2 ** Math.min(attempt, 40), maxMs);
+}
+
+/** "Full jitter": a whole number of ms uniform in [0, exponentialDelay(...)). */
+export function fullJitterDelay(
+  attempt: number,
+  baseMs: number,
+  maxMs: number,
+  random: () => number,
+): number {
+  return Math.floor(random() * exponentialDelay(attempt, baseMs, maxMs));
+}
 
 export interface BackoffOptions {
   /** Delay of the first retry (default 5 ms, as controller-runtime). */
@@ -36,8 +55,7 @@ export class ExponentialBackoff {
   next(key: string): number {
     const n = this.failures.get(key) ?? 0;
     this.failures.set(key, n + 1);
-    // Beyond 2^40 the cap has long been reached; stop growing the exponent to avoid Infinity.
-    const raw = Math.min(this.baseMs * 2 ** Math.min(n, 40), this.maxMs);
+    const raw = exponentialDelay(n, this.baseMs, this.maxMs);
     const jittered = raw * (1 + this.jitter * (2 * this.random() - 1));
     return Math.min(Math.max(0, Math.round(jittered)), this.maxMs);
   }

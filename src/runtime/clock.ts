@@ -1,13 +1,15 @@
 /**
- * Time as a dependency, so queues, backoff and leader election can be tested without waiting.
- * Production code uses `systemClock`; tests use `ManualClock` and move time by hand.
+ * Time as a dependency, so queues, backoff, leader election and the service client's retries,
+ * renewals and rate limiter can be tested without waiting. The one clock of the code base:
+ * production code uses `systemClock`; tests use `ManualClock` and move time by hand (or let every
+ * timer fire at once with `autoAdvance`).
  */
 
 /** Cancels a scheduled callback; calling it after the callback ran is harmless. */
 export type CancelTimer = () => void;
 
 export interface Clock {
-  /** Milliseconds since an arbitrary origin; only differences are meaningful. */
+  /** Milliseconds since the epoch (`systemClock`) or the test's origin (`ManualClock`). */
   now(): number;
   /** Runs `fn` once after `ms` milliseconds. Timers never keep the process alive on their own. */
   setTimeout(fn: () => void, ms: number): CancelTimer;
@@ -37,6 +39,36 @@ export function sleepOn(clock: Clock, ms: number, signal: AbortSignal): Promise<
   });
 }
 
+/**
+ * Resolves after `ms` on `clock`; rejects with the signal's reason when `signal` is (or becomes)
+ * aborted first. The timer is cancelled either way.
+ */
+export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
+    const onAbort = (): void => {
+      cancel();
+      reject(signal?.reason as Error);
+    };
+    const cancel = clock.setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Options of a `ManualClock`. */
+export interface ManualClockOptions {
+  /** The time it starts at (default 0). */
+  readonly start?: number;
+  /**
+   * Every timer moves time forward by its delay and fires at once (on a microtask), so code that
+   * sleeps runs through without a test advancing it; `delays` shows what it waited.
+   */
+  readonly autoAdvance?: boolean;
+}
+
 interface ManualTimer {
   readonly due: number;
   readonly seq: number;
@@ -45,12 +77,18 @@ interface ManualTimer {
 
 /** A clock that only moves when `advance` is called; due timers then run in due-time order. */
 export class ManualClock implements Clock {
+  /** The delay of every timer set, in order (what the code under test waited or would wait). */
+  readonly delays: number[] = [];
   private current: number;
+  private readonly autoAdvance: boolean;
   private seq = 0;
   private timers: ManualTimer[] = [];
 
-  constructor(start = 0) {
+  /** `options` may be just the start time. */
+  constructor(options: number | ManualClockOptions = 0) {
+    const { start = 0, autoAdvance = false } = typeof options === 'number' ? { start: options } : options;
     this.current = start;
+    this.autoAdvance = autoAdvance;
   }
 
   now(): number {
@@ -58,6 +96,8 @@ export class ManualClock implements Clock {
   }
 
   setTimeout(fn: () => void, ms: number): CancelTimer {
+    this.delays.push(ms);
+    if (this.autoAdvance) return this.fireAtOnce(fn, ms);
     const timer = { due: this.current + Math.max(0, ms), seq: this.seq++, fn };
     this.timers.push(timer);
     return () => {
@@ -81,6 +121,17 @@ export class ManualClock implements Clock {
       next.fn();
     }
     this.current = target;
+  }
+
+  private fireAtOnce(fn: () => void, ms: number): CancelTimer {
+    this.current += Math.max(0, ms);
+    let cancelled = false;
+    queueMicrotask(() => {
+      if (!cancelled) fn();
+    });
+    return () => {
+      cancelled = true;
+    };
   }
 
   private nextDue(limit: number): ManualTimer | undefined {

@@ -1,7 +1,9 @@
 /**
  * A token bucket that hands out reservations: `reserve()` always succeeds and returns how long
  * the caller must wait before acting, so a burst is smoothed to `qps` after the first `burst`
- * requests (the semantics of Go's `rate.Limiter.Reserve`).
+ * requests (the semantics of Go's `rate.Limiter.Reserve`). Callers are thus served in arrival
+ * order without a queue or a timer loop. The one bucket of the code base: the work queue's
+ * overall rate and the service client's per-connection request budget (`src/client/rate-limiter.ts`).
  */
 import { systemClock, type Clock } from './clock.ts';
 
@@ -14,7 +16,7 @@ export interface TokenBucketOptions {
 }
 
 export class TokenBucket {
-  private readonly qps: number;
+  private readonly perMs: number;
   private readonly burst: number;
   private readonly clock: Clock;
   private tokens: number;
@@ -26,7 +28,7 @@ export class TokenBucket {
         `cannot create token bucket: qps must be > 0 and burst >= 1 (got ${options.qps}/${options.burst})`,
       );
     }
-    this.qps = options.qps;
+    this.perMs = options.qps / 1000;
     this.burst = options.burst;
     this.clock = options.clock ?? systemClock;
     this.tokens = options.burst;
@@ -36,9 +38,14 @@ export class TokenBucket {
   /** Takes one token and returns the wait in milliseconds before it may be used (0 if available). */
   reserve(): number {
     const now = this.clock.now();
-    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.qps);
+    this.tokens = Math.min(this.burst, this.tokens + Math.max(0, now - this.last) * this.perMs);
     this.last = now;
     this.tokens -= 1;
-    return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens / this.qps) * 1000);
+    return this.tokens >= 0 ? 0 : Math.ceil(-this.tokens / this.perMs);
+  }
+
+  /** Gives back the token of a reservation that will not be used (its caller gave up waiting). */
+  release(): void {
+    this.tokens += 1;
   }
 }

@@ -129,6 +129,14 @@ describe('TokenBucket', () => {
   it('rejects a meaningless configuration', () => {
     expect(() => new TokenBucket({ qps: 0, burst: 1 })).toThrow('cannot create token bucket');
   });
+
+  it('takes back a released reservation, so the next caller does not wait for it', () => {
+    const bucket = new TokenBucket({ qps: 10, burst: 1, clock: new ManualClock() });
+    expect(bucket.reserve()).toBe(0);
+    expect(bucket.reserve()).toBe(100);
+    bucket.release();
+    expect(bucket.reserve()).toBe(100);
+  });
 });
 
 describe('DelayHeap', () => {

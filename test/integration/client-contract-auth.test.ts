@@ -108,7 +108,7 @@ describe('access tokens (auth.*) and universal auth', () => {
     const seen: RequestInfo[] = [];
     const c = dev.client({
       auth: universalAuth({ clientId: dev.clientId, clientSecret: dev.clientSecret }),
-      clock: { now: () => now, sleep: systemClock.sleep },
+      clock: { now: () => now, setTimeout: systemClock.setTimeout },
       onRequest: (info) => seen.push(info),
     });
     await Promise.all(Array.from({ length: 5 }, () => c.identities.list(dev.orgId)));

@@ -1,7 +1,7 @@
 // One rate limiter per connection: clients built for the same connection share the
 // requestsPerMinute budget (also across credential versions), other connections do not.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../client/fake-clock.ts';
+import { ManualClock } from '../../runtime/clock.ts';
 import { startTestServer, type TestServer } from '../../devserver/test-support.ts';
 import { createLogger } from '../../runtime/logger.ts';
 import { ConnectionClientFactory, type ConnectionClient } from './clients.ts';
@@ -22,7 +22,7 @@ afterAll(async () => {
 
 describe('ConnectionClientFactory', () => {
   it('shares one requestsPerMinute budget per connection', async () => {
-    const clock = new FakeClock({ autoAdvance: true });
+    const clock = new ManualClock({ start: 1_700_000_000_000, autoAdvance: true });
     const factory = new ConnectionClientFactory({ log: createLogger({ level: 'silent' }), clock });
     const build = (key: string) => {
       const client = factory.build({
@@ -39,14 +39,14 @@ describe('ConnectionClientFactory', () => {
     const other = build('Connection/ns/b');
 
     await first.identities.get(admin.identityId);
-    expect(clock.sleeps).toEqual([]);
+    expect(clock.delays).toEqual([]);
     // Same connection (e.g. its next credential version): the bucket is empty, so it waits ~1 s.
     await rebuilt.identities.get(admin.identityId);
-    expect(clock.sleeps).toHaveLength(1);
-    expect(clock.sleeps[0]).toBeGreaterThan(900);
+    expect(clock.delays).toHaveLength(1);
+    expect(clock.delays[0]).toBeGreaterThan(900);
     // Another connection to the same URL has its own budget.
     await other.identities.get(admin.identityId);
-    expect(clock.sleeps).toHaveLength(1);
+    expect(clock.delays).toHaveLength(1);
   });
 
   it('exposes the access token the client sends', async () => {
