@@ -23,6 +23,7 @@ import { patchStatusIfChanged } from '../runtime/status.ts';
 import type { AdapterStatus, ManagedObject, ManagedSpecFields, ManagedStatus } from './external-client.ts';
 import type { Settings } from './reconciler-options.ts';
 import type { Reason } from '../runtime/reasons.ts';
+import { withKstatusConditions } from '../runtime/kstatus.ts';
 
 /** The step a reconcile is in; names the action in error messages and the Warning event reason. */
 export type Step =
@@ -167,7 +168,7 @@ export function desiredStatus(
     conditions = setCondition(conditions, condition(CONDITION_READY, end.ready ?? end.notReady), now);
   const syncedCondition = condition(CONDITION_SYNCED, end.synced);
   const syncedChanged = !sameCondition(getCondition(previous.conditions, CONDITION_SYNCED), syncedCondition);
-  conditions = setCondition(conditions, syncedCondition, now);
+  conditions = withKstatusConditions(setCondition(conditions, syncedCondition, now), now, generation);
   const handledAt = getAnnotation(obj, ANNOTATION_RECONCILE_REQUESTED_AT);
   const status = composeStatus(previous, {
     ...parts,

@@ -50,7 +50,18 @@ export interface ReasonTable<Names extends string = string> {
 /** Kubernetes' validation for `Condition.reason`. */
 const reasonPattern = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
 
-/** Declares the reasons of `scope`; throws on a name Kubernetes would not accept. */
+/** The class of every reason declared so far, across tables (a reason is declared once). */
+const declaredClasses = new Map<string, ReasonClass>();
+
+/** The class of a declared reason, or undefined for a reason no loaded table declares. */
+export function classOfReason(reason: string): ReasonClass | undefined {
+  return declaredClasses.get(reason);
+}
+
+/**
+ * Declares the reasons of `scope`; throws on a name Kubernetes would not accept, or one declared
+ * elsewhere with another class.
+ */
 export function declareReasons<const T extends Record<string, ReasonDeclaration>>(
   scope: string,
   declarations: T,
@@ -58,6 +69,11 @@ export function declareReasons<const T extends Record<string, ReasonDeclaration>
   const names: Record<string, string> = {};
   for (const name of Object.keys(declarations)) {
     if (!reasonPattern.test(name)) throw new Error(`reason ${name} of ${scope} is not CamelCase`);
+    const declared = declarations[name]?.class;
+    const earlier = declaredClasses.get(name);
+    if (declared === undefined || (earlier !== undefined && earlier !== declared))
+      throw new Error(`reason ${name} of ${scope} is declared twice with different classes`);
+    declaredClasses.set(name, declared);
     names[name] = name;
   }
   return {

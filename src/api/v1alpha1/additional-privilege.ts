@@ -90,9 +90,10 @@ export const additionalPrivilegeKind = defineKind({
     { name: 'Project', type: 'string', jsonPath: '.spec.projectRef.name', description: 'Project resource.' },
     {
       name: 'Expires',
-      type: 'date',
+      // A string, not a date: kubectl renders a date column as an age, and a time in the future as <invalid>.
+      type: 'string',
       jsonPath: '.status.temporaryAccessEndTime',
-      description: 'End of the temporary window.',
+      description: 'End of the temporary window (RFC 3339).',
       priority: 1,
     },
   ],

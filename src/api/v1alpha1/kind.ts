@@ -57,6 +57,18 @@ function conditionColumn(type: string, description: string): PrinterColumn {
   };
 }
 
+/**
+ * The reason of the first True condition: the operator puts Stalled or Reconciling (which carry
+ * the failing reason) first while something is wrong, so this shows why; Ready's `Available`
+ * otherwise. (kubectl shows the first match of a column's JSONPath.)
+ */
+const reasonColumn: PrinterColumn = {
+  name: 'Reason',
+  type: 'string',
+  jsonPath: '.status.conditions[?(@.status=="True")].reason',
+  description: 'Why the resource is not Ready (the reason of Stalled or Reconciling), or Available.',
+};
+
 /** Completes a kind's metadata with the conventions every Coffer kind follows. */
 export function defineKind<Spec extends z.ZodType, Status extends z.ZodType>(
   input: KindInput<Spec, Status>,
@@ -75,6 +87,7 @@ export function defineKind<Spec extends z.ZodType, Status extends z.ZodType>(
     printerColumns: [
       conditionColumn('Ready', 'Whether the service object exists and matches the spec.'),
       conditionColumn('Synced', 'Whether the last reconcile succeeded.'),
+      reasonColumn,
       ...(input.columns ?? []),
       { name: 'ID', type: 'string', jsonPath: '.status.id', description: 'Id of the object in the service.' },
       {

@@ -133,7 +133,12 @@ export const projectTemplateKind = defineKind({
   spec: projectTemplateSpec,
   status: projectTemplateStatus,
   columns: [
-    { name: 'Name', type: 'string', jsonPath: '.spec.name', description: 'Template name in the service.' },
+    {
+      name: 'Service Name',
+      type: 'string',
+      jsonPath: '.spec.name',
+      description: 'Template name in the service.',
+    },
     { name: 'Type', type: 'string', jsonPath: '.spec.type', description: 'Project type.', priority: 1 },
   ],
   defaultDeletionPolicy: 'Delete',

@@ -14,14 +14,16 @@ export const condition = z.object({
     .min(1)
     .max(316)
     .describe(
-      'Condition type: Ready (the service object exists and matches the spec) or Synced (the last reconcile succeeded).',
+      "Condition type: Ready (the service object exists and matches the spec), Synced (the last reconcile succeeded), or kstatus's Stalled (True: a person must act) and Reconciling (True: work under way or waiting).",
     ),
   status: z.enum(conditionStatuses).describe('True, False or Unknown.'),
   reason: z
     .string()
     .max(1024)
     .optional()
-    .describe('CamelCase reason for the last transition, e.g. Available, Creating, ReconcileError, Expired.'),
+    .describe(
+      'CamelCase reason for the last transition, e.g. Available, ReferenceNotReady, InvalidSpec, Expired.',
+    ),
   message: z
     .string()
     .max(32768)
@@ -44,7 +46,7 @@ export const commonStatusFields = {
   conditions: listMap(condition, ['type'], 16)
     .optional()
     .describe(
-      'Current state: Ready and Synced conditions, each with reason, message and observedGeneration.',
+      'Current state: Ready and Synced conditions, each with reason, message and observedGeneration; Stalled or Reconciling (True) while Ready is not True, for kstatus.',
     ),
   observedGeneration: z
     .int()

@@ -88,6 +88,8 @@ describe('createDirectReconciler', () => {
     expect(await reconcile(request, context)).toEqual({});
     expect(conditions(store.peek(request))).toEqual({
       Ready: 'False/AlreadyBootstrapped/1',
+      // A reason no table declares (testReason) reads as work under way for kstatus.
+      Reconciling: 'True/AlreadyBootstrapped/1',
       Synced: 'False/AlreadyBootstrapped/1',
     });
   });
