@@ -2,6 +2,7 @@
 // `{reqId, statusCode, message, error, details?}`; `message` is an array of zod issues for 422.
 import {
   AlreadyExistsError,
+  DeletionBlockedError,
   ForbiddenError,
   InvalidError,
   NotFoundError,
@@ -36,34 +37,49 @@ interface ErrorBody {
 export function errorFromResponse(res: ErrorResponse): ServiceError {
   const body = parseErrorBody(res.bodyText);
   const issues = Array.isArray(body.message) ? toIssues(body.message) : undefined;
-  const init: ServiceErrorInit = {
+  const message = describeMessage(body, issues, res.status);
+  return serviceErrorFor({
     operation: res.operation,
     status: res.status,
-    message: describeMessage(body, issues, res.status),
+    message,
     reqId: body.reqId,
     errorName: body.error,
     details: body.details,
-  };
-  switch (res.status) {
-    case 400:
-    case 422:
-      return new InvalidError({ ...init, issues });
-    case 401:
-      return new UnauthorizedError(init);
-    case 403:
-      return new ForbiddenError(init);
-    case 404:
-      return new NotFoundError(init);
-    case 409:
-      return new AlreadyExistsError(init);
-    case 413:
-      return new PayloadTooLargeError(init);
-    case 429:
-      return new RateLimitedError({ ...init, retryAfterMs: retryAfterMs(res, init.message) });
-    default:
-      return res.status >= 500 ? new ServerError(init) : new ServiceError(init);
-  }
+    issues,
+    retryAfterMs: res.status === 429 ? retryAfterMs(res, message) : undefined,
+  });
 }
+
+/** What the service says when it refuses to delete a protected object (any object type). */
+const deletionProtection = /delet\w*[\s-]+protect|protected from delet/i;
+
+/**
+ * The typed error for a service answer with `status` (the one place statuses are read): also
+ * for test doubles that stand in for the service.
+ */
+export function serviceErrorFor(
+  init: ServiceErrorInit & { issues?: ValidationIssue[] | undefined; retryAfterMs?: number | undefined },
+): ServiceError {
+  const { issues, retryAfterMs: wait, ...rest } = init;
+  if ([400, 403, 409].includes(init.status) && deletionProtection.test(init.message)) {
+    return new DeletionBlockedError(rest);
+  }
+  if (init.status === 400 || init.status === 422)
+    return new InvalidError({ ...rest, ...(issues ? { issues } : {}) });
+  if (init.status === 429)
+    return new RateLimitedError({ ...rest, ...(wait !== undefined ? { retryAfterMs: wait } : {}) });
+  const ErrorClass = classByStatus[init.status] ?? (init.status >= 500 ? ServerError : ServiceError);
+  return new ErrorClass(rest);
+}
+
+/** The errors that need nothing but the common fields. */
+const classByStatus: Readonly<Record<number, new (init: ServiceErrorInit) => ServiceError>> = {
+  401: UnauthorizedError,
+  403: ForbiddenError,
+  404: NotFoundError,
+  409: AlreadyExistsError,
+  413: PayloadTooLargeError,
+};
 
 function parseErrorBody(text: string): ErrorBody {
   if (text.length === 0) return {};

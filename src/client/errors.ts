@@ -7,6 +7,7 @@
  * | `InvalidError`            | 400, 422 (zod issues in `issues`), or a body refused locally (`RequestValidationError`) |
  * | `UnauthorizedError`       | 401 (token missing, revoked, or expired identity token) |
  * | `ForbiddenError`          | 403; `isTokenError` when the service said `TokenError` |
+ * | `DeletionBlockedError`    | 400, 403 or 409 whose message says the object is protected from deletion |
  * | `NotFoundError`           | 404 |
  * | `AlreadyExistsError`      | 409 (the real service has none; a proxy or another API version may) |
  * | `PayloadTooLargeError`    | 413: the request body exceeds the service's body limit |
@@ -19,7 +20,8 @@
  * | `ApprovalRequiredError`   | a secret write became a change request awaiting approval |
  *
  * Messages carry the operation name, the status and the service's own message; never a
- * token, a client secret, a secret value or a request body.
+ * token, a client secret, a secret value or a request body. `error-kinds.ts` sorts them into the
+ * few kinds callers act on (`serviceErrorKind`, `isNotFound`, ...).
  */
 
 /** One zod issue as reported by the service (422) or by local validation, without input values. */
@@ -83,6 +85,13 @@ export class AlreadyExistsError extends ServiceError {}
  * 1 MiB by default). Sending the same request again cannot succeed.
  */
 export class PayloadTooLargeError extends ServiceError {}
+
+/**
+ * A delete the service refused because the object has deletion protection turned on (it answers
+ * 400, 403 or 409 depending on the object type, with a message saying so). The object stays until
+ * someone turns the protection off.
+ */
+export class DeletionBlockedError extends ServiceError {}
 
 /** 400 or 422: the service rejected the request; `issues` lists zod issues for 422. */
 export class InvalidError extends ServiceError {

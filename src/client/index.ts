@@ -11,6 +11,7 @@ export {
 export {
   ApprovalRequiredError,
   AlreadyExistsError,
+  DeletionBlockedError,
   ForbiddenError,
   InvalidError,
   isTransientServiceError,
@@ -27,6 +28,15 @@ export {
   type ServiceErrorInit,
   type ValidationIssue,
 } from './errors.ts';
+export {
+  isDeletionBlocked,
+  isInvalid,
+  isNotFound,
+  isRefusal,
+  serviceErrorKind,
+  type ServiceErrorKind,
+} from './error-kinds.ts';
+export { serviceErrorFor } from './classify.ts';
 export type { CallOptions, ClientLogger, HttpMethod, RequestInfo } from './http.ts';
 export { defaultRetryPolicy, type RetryOptions } from './retry-policy.ts';
 export { systemClock, type Clock } from '../runtime/clock.ts';

@@ -22,7 +22,8 @@ import {
 import type { AdapterStatus, ExternalClient, ExternalContext, ManagedSpecFields } from './external-client.ts';
 import { assertMayWrite, isNotOurs, recoveryMatch } from './ownership.ts';
 import { view, type Run } from './run.ts';
-import { describeError, isDeletionProtectionError, serviceStatus } from './service-errors.ts';
+import { isDeletionBlocked, isNotFound } from '../client/index.ts';
+import { describeError } from './service-errors.ts';
 import { deletionPolicyOf, INVALID_SPEC, isObserveOnly } from './spec.ts';
 import { connect } from './sync.ts';
 import { commonReasons } from '../runtime/common-reasons.ts';
@@ -92,10 +93,8 @@ async function deleteById<Spec extends ManagedSpecFields, Refs, Status extends A
   try {
     await client.delete(view(run), { ...context, externalId: id });
   } catch (error) {
-    if (serviceStatus(error) === 404) return;
-    const blocked = client.isDeletionBlocked
-      ? client.isDeletionBlocked(error)
-      : isDeletionProtectionError(error);
+    if (isNotFound(error)) return;
+    const blocked = client.isDeletionBlocked ? client.isDeletionBlocked(error) : isDeletionBlocked(error);
     if (!blocked) throw error;
     throw new WaitingError(
       DELETION_BLOCKED,

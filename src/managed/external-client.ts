@@ -169,7 +169,7 @@ export interface ExternalClient<Spec, Refs, Status extends AdapterStatus = Adapt
   requeueAfterMs?(obj: ManagedObject<Spec>, status: Status | undefined): number | undefined;
   /**
    * Optional: whether a failed delete was refused by the service's deletion protection. Default:
-   * a 400/403/409 whose message mentions delete protection.
+   * the client classified the answer as `DeletionBlockedError`.
    */
   isDeletionBlocked?(error: unknown): boolean;
 }

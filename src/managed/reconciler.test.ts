@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ns, poll, setupManaged as setup, type ManagedHarness } from '../../test/support/managed-harness.ts';
-import { FakeServiceError } from '../../test/support/test-kind.ts';
+import { fakeServiceError } from '../../test/support/test-kind.ts';
 import { ANNOTATION_CREATE_PENDING, ANNOTATION_EXTERNAL_ID, FINALIZER } from '../runtime/object-meta.ts';
 
 /** `expect.stringMatching`, typed for object literals. */
@@ -227,7 +227,7 @@ describe('managed reconciler: interrupted create', () => {
   it('keeps the mark when the create answer was lost, and adopts on the next reconcile', async () => {
     const t = setup();
     t.create('a', { name: 'alpha' });
-    const lost = new FakeServiceError(0, 'socket hang up');
+    const lost = fakeServiceError(0, 'socket hang up');
     const original = t.service.insert.bind(t.service);
     t.service.insert = (w) => {
       original(w);
@@ -267,7 +267,7 @@ describe('managed reconciler: ids known before the create (idBeforeCreate)', () 
   it('finishes a create that failed after the id was recorded on the next reconcile', async () => {
     const t = setup({ naturalIds: true });
     t.create('a', { name: 'alpha' });
-    t.service.failNext('create', new FakeServiceError(0, 'socket hang up'));
+    t.service.failNext('create', fakeServiceError(0, 'socket hang up'));
     const first = await t.reconcile('a');
     expect(first.error).toMatchObject({ errorClass: 'transient', reason: 'ServiceUnreachable' });
     expect(t.get('a')?.metadata.annotations).toEqual({ [ANNOTATION_EXTERNAL_ID]: 'n-alpha' });
@@ -340,7 +340,7 @@ describe('managed reconciler: service errors', () => {
   ])('$reason', async ({ status, errorClass, conditionReason, markCleared }) => {
     const t = setup();
     t.create('a', { name: 'alpha' });
-    t.service.failNext('create', new FakeServiceError(status, 'the service says no', 7_000));
+    t.service.failNext('create', fakeServiceError(status, 'the service says no', 7_000));
     const { error } = await t.reconcile('a');
     expect(error).toMatchObject({ errorClass, reason: conditionReason });
     if (errorClass === 'rateLimited') expect(error).toMatchObject({ retryAfterMs: 7_000 });
@@ -360,7 +360,7 @@ describe('managed reconciler: service errors', () => {
     const t = setup();
     t.create('a', { name: 'alpha' });
     await t.reconcile('a');
-    t.service.failNext('observe', new FakeServiceError(502, 'bad gateway'));
+    t.service.failNext('observe', fakeServiceError(502, 'bad gateway'));
     expect((await t.reconcile('a')).error).toMatchObject({ reason: 'ServiceUnavailable' });
     expect(t.condition('a', 'Ready')?.status).toBe('True');
     await t.reconcile('a');

@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { FakeServiceError } from '../../test/support/test-kind.ts';
+import { fakeServiceError } from '../../test/support/test-kind.ts';
 import { ConflictError, TerminalError } from '../runtime/errors.ts';
 import {
   classifyServiceError,
   defaultRetryAfterMs,
   definitelyNotPerformed,
   describeError,
-  isDeletionProtectionError,
 } from './service-errors.ts';
 import { commonReasons } from '../runtime/common-reasons.ts';
 import { testReason } from '../runtime/reasons.ts';
@@ -44,7 +43,7 @@ describe('classifyServiceError', () => {
     { reason: 'no response', status: 0, errorClass: 'transient', conditionReason: 'ServiceUnreachable' },
   ])('$reason ($status) is $errorClass / $conditionReason', ({ status, errorClass, conditionReason }) => {
     const classified = classifyServiceError(
-      new FakeServiceError(status, 'nope'),
+      fakeServiceError(status, 'nope'),
       'update external object',
       60_000,
     );
@@ -54,13 +53,13 @@ describe('classifyServiceError', () => {
   });
 
   it('names the status of an unlisted 4xx in the message', () => {
-    const classified = classifyServiceError(new FakeServiceError(415, 'Unsupported Media Type'), 'x', 1);
+    const classified = classifyServiceError(fakeServiceError(415, 'Unsupported Media Type'), 'x', 1);
     expect(classified.message).toBe('cannot x: service answered 415: Unsupported Media Type');
   });
 
   it('tells the user what to do about a 413', () => {
     const classified = classifyServiceError(
-      new FakeServiceError(413, 'Request body is too large'),
+      fakeServiceError(413, 'Request body is too large'),
       'update external object',
       1,
     );
@@ -70,10 +69,10 @@ describe('classifyServiceError', () => {
   });
 
   it('uses Retry-After, or a default', () => {
-    expect(classifyServiceError(new FakeServiceError(429, 'slow down', 1_500), 'x', 1)).toMatchObject({
+    expect(classifyServiceError(fakeServiceError(429, 'slow down', 1_500), 'x', 1)).toMatchObject({
       retryAfterMs: 1_500,
     });
-    expect(classifyServiceError(new FakeServiceError(429, 'slow down'), 'x', 1)).toMatchObject({
+    expect(classifyServiceError(fakeServiceError(429, 'slow down'), 'x', 1)).toMatchObject({
       retryAfterMs: defaultRetryAfterMs,
     });
   });
@@ -99,11 +98,11 @@ describe('classifyServiceError', () => {
 
 describe('definitelyNotPerformed', () => {
   it.each([
-    { reason: 'a 400', error: new FakeServiceError(400, 'x'), expected: true },
-    { reason: 'a 429', error: new FakeServiceError(429, 'x'), expected: true },
-    { reason: 'a 408 may have been processed', error: new FakeServiceError(408, 'x'), expected: false },
-    { reason: 'a 502 may have been processed', error: new FakeServiceError(502, 'x'), expected: false },
-    { reason: 'no answer may have been processed', error: new FakeServiceError(0, 'x'), expected: false },
+    { reason: 'a 400', error: fakeServiceError(400, 'x'), expected: true },
+    { reason: 'a 429', error: fakeServiceError(429, 'x'), expected: true },
+    { reason: 'a 408 may have been processed', error: fakeServiceError(408, 'x'), expected: false },
+    { reason: 'a 502 may have been processed', error: fakeServiceError(502, 'x'), expected: false },
+    { reason: 'no answer may have been processed', error: fakeServiceError(0, 'x'), expected: false },
     { reason: 'an adapter refusal', error: new TerminalError(testReason('Bad'), 'x'), expected: true },
     {
       reason: 'a Kubernetes conflict',
@@ -113,31 +112,5 @@ describe('definitelyNotPerformed', () => {
     { reason: 'an unknown error', error: new Error('x'), expected: false },
   ])('$reason → $expected', ({ error, expected }) => {
     expect(definitelyNotPerformed(error)).toBe(expected);
-  });
-});
-
-describe('isDeletionProtectionError', () => {
-  it.each([
-    {
-      reason: 'delete protection message',
-      status: 400,
-      message: 'Project has delete protection enabled',
-      expected: true,
-    },
-    {
-      reason: 'deletion protection wording',
-      status: 403,
-      message: 'Identity is protected from deletion',
-      expected: true,
-    },
-    { reason: 'another 400', status: 400, message: 'Role is assigned to 2 memberships', expected: false },
-    {
-      reason: 'a 500 mentioning protection',
-      status: 500,
-      message: 'delete protection failed',
-      expected: false,
-    },
-  ])('$reason → $expected', ({ status, message, expected }) => {
-    expect(isDeletionProtectionError(new FakeServiceError(status, message))).toBe(expected);
   });
 });

@@ -2,6 +2,7 @@
 // `widgets.test.coffer.dev` (status subresource), its zod schema, an in-memory "service" holding
 // widgets, and an adapter that talks to it. Used by the reconciler's unit tests (with in-memory
 // Kubernetes fakes) and by the integration tests (with the real API server).
+import { NetworkError, serviceErrorFor, type ServiceError } from '../../src/client/index.ts';
 import { z } from 'zod';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ExternalClient, ManagedAdapter, ManagedObject } from '../../src/managed/external-client.ts';
@@ -120,17 +121,17 @@ export function widget(
   };
 }
 
-/** An error shaped like the service client's (`status`, `serviceMessage`, `retryAfterMs`). */
-export class FakeServiceError extends Error {
-  readonly status: number;
-  readonly serviceMessage: string;
-  readonly retryAfterMs: number | undefined;
-  constructor(status: number, serviceMessage: string, retryAfterMs?: number) {
-    super(`cannot call widgets: service answered ${status}: ${serviceMessage}`);
-    this.status = status;
-    this.serviceMessage = serviceMessage;
-    this.retryAfterMs = retryAfterMs;
-  }
+/**
+ * The service client's typed error for an answer of `status` (0: no answer at all), as the client
+ * classifies a real one (`serviceErrorFor`), so fakes exercise the same error path.
+ */
+export function fakeServiceError(
+  status: number,
+  serviceMessage: string,
+  retryAfterMs?: number,
+): ServiceError {
+  if (status === 0) return new NetworkError({ operation: 'widgets', status, message: serviceMessage });
+  return serviceErrorFor({ operation: 'widgets', status, message: serviceMessage, retryAfterMs });
 }
 
 export interface StoredWidget {
@@ -243,8 +244,8 @@ export function widgetClient(
       await Promise.resolve();
       service.call('delete', ctx.externalId);
       const stored = service.widgets.get(ctx.externalId);
-      if (!stored) throw new FakeServiceError(404, 'Widget not found');
-      if (stored.deleteProtection) throw new FakeServiceError(400, 'Widget has delete protection enabled');
+      if (!stored) throw fakeServiceError(404, 'Widget not found');
+      if (stored.deleteProtection) throw fakeServiceError(400, 'Widget has delete protection enabled');
       service.widgets.delete(ctx.externalId);
     },
     async findByNaturalKey(obj) {

@@ -5,9 +5,13 @@
  * `MembershipMissing` (a waiting condition: an Identity's `projectMemberships` fixes it), a
  * membership means the privilege itself is gone.
  */
-import type { IdentityMembership, Privilege, ServiceClient } from '../../client/index.ts';
+import {
+  type IdentityMembership,
+  isNotFound,
+  type Privilege,
+  type ServiceClient,
+} from '../../client/index.ts';
 import { naturalKeyMatch, type NaturalKeyMatch } from '../../managed/external-client.ts';
-import { serviceStatus } from '../../managed/service-errors.ts';
 import { WaitingError } from '../../runtime/errors.ts';
 import type { PrivilegeOwner } from './mapping.ts';
 import { additionalPrivilegeReasons } from './reasons.ts';
@@ -35,7 +39,7 @@ export async function membershipOf(
       signal: scope.signal,
     });
   } catch (error) {
-    if (serviceStatus(error) === 404) return undefined;
+    if (isNotFound(error)) return undefined;
     throw error;
   }
 }
@@ -73,7 +77,7 @@ export async function guarded<T>(
   try {
     return await call();
   } catch (error) {
-    if (serviceStatus(error) !== 404) throw error;
+    if (!isNotFound(error)) throw error;
     if (!(await membershipOf(client, scope))) throw membershipMissing(scope, error);
     return undefined;
   }
@@ -100,7 +104,7 @@ export async function matchesBySlug(
     return list.filter((p) => p.slug === slug).map(naturalKeyMatch);
   } catch (error) {
     // 404: no membership, hence no privileges.
-    if (serviceStatus(error) === 404) return [];
+    if (isNotFound(error)) return [];
     throw error;
   }
 }

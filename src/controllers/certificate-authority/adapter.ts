@@ -11,10 +11,14 @@
  * - delete: `DELETE /api/v1/pki/ca/{id}`.
  */
 import type { CertificateAuthoritySpec } from '../../api/v1alpha1/index.ts';
-import type { CaCertificate, CertificateAuthority, ServiceClient } from '../../client/index.ts';
+import {
+  type CaCertificate,
+  type CertificateAuthority,
+  isNotFound,
+  type ServiceClient,
+} from '../../client/index.ts';
 import { CREATE_INCOMPLETE } from '../../managed/ownership.ts';
 import type { ExternalClient, ManagedAdapter } from '../../managed/external-client.ts';
-import { serviceStatus } from '../../managed/service-errors.ts';
 import { TerminalError } from '../../runtime/errors.ts';
 import { ANNOTATION_CREATE_PENDING, ANNOTATION_EXTERNAL_ID } from '../../runtime/object-meta.ts';
 import type { OperatorServices } from '../kind-controller.ts';
@@ -44,7 +48,7 @@ async function getCa(client: ServiceClient, id: string, signal: AbortSignal) {
   try {
     return await client.pki.getCa(id, { signal });
   } catch (error) {
-    if (serviceStatus(error) === 404) return undefined;
+    if (isNotFound(error)) return undefined;
     throw error;
   }
 }

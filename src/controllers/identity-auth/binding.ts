@@ -4,8 +4,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { AuthMethod, IdentityAuthSpec } from '../../api/v1alpha1/index.ts';
-import type { AuthMethodApi, CallOptions, ServiceClient } from '../../client/index.ts';
-import { serviceStatus } from '../../managed/service-errors.ts';
+import {
+  type AuthMethodApi,
+  type CallOptions,
+  isInvalid,
+  isNotFound,
+  type ServiceClient,
+} from '../../client/index.ts';
 import * as fields from './method-fields.ts';
 import type { CommonConfig } from './method-fields.ts';
 
@@ -28,8 +33,7 @@ export interface MethodBinding {
 
 /** The service's "not attached" answers: 404 on GET, 400 "…does not have…" on PATCH/DELETE. */
 export function isNotAttached(error: unknown): boolean {
-  const status = serviceStatus(error);
-  return status === 404 || (status === 400 && /does not have/i.test((error as Error).message));
+  return isNotFound(error) || (isInvalid(error) && /does not have/i.test((error as Error).message));
 }
 
 interface Mapping<C, A, U> {

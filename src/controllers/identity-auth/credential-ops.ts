@@ -5,8 +5,7 @@
  * `coffer:<namespace>/<name>` (token name / secret description) so one issued but never recorded
  * (a crash in between) can be found and revoked or retired later (`issuance.ts`).
  */
-import type { ServiceClient } from '../../client/index.ts';
-import { serviceStatus } from '../../managed/service-errors.ts';
+import { isNotFound, type ServiceClient } from '../../client/index.ts';
 import type { CredentialCheck } from './credentials.ts';
 import type { LabelledCredential } from './issuance.ts';
 
@@ -70,7 +69,7 @@ async function deadOn404(call: () => Promise<CredentialCheck>): Promise<Credenti
   try {
     return await call();
   } catch (error) {
-    if (serviceStatus(error) === 404) return { alive: false };
+    if (isNotFound(error)) return { alive: false };
     throw error;
   }
 }
@@ -79,7 +78,7 @@ async function ignore404(call: Promise<unknown>): Promise<void> {
   try {
     await call;
   } catch (error) {
-    if (serviceStatus(error) !== 404) throw error;
+    if (!isNotFound(error)) throw error;
   }
 }
 

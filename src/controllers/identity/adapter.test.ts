@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startContract, type Contract } from '../../../test/support/client-contract.ts';
 import { identitySpec, type IdentitySpec } from '../../api/v1alpha1/index.ts';
+import { isDeletionBlocked } from '../../client/index.ts';
 import type { ExternalClient } from '../../managed/external-client.ts';
-import { isDeletionProtectionError } from '../../managed/service-errors.ts';
 import { TerminalError, WaitingError } from '../../runtime/errors.ts';
 import {
   bound,
@@ -124,7 +124,7 @@ describe('Identity adapter', () => {
     ]);
     expect(await client.observe(obj, context(refs))).toMatchObject({ exists: true, externalId });
     const error: unknown = await client.delete(obj, bound(refs, externalId)).catch((e: unknown) => e);
-    expect(isDeletionProtectionError(error)).toBe(true);
+    expect(isDeletionBlocked(error)).toBe(true);
     await contract.admin.identities.create({ name: 'app-five', organizationId: contract.orgId });
     await expect(client.observe(obj, context(refs))).rejects.toBeInstanceOf(TerminalError);
   });

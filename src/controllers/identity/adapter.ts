@@ -10,7 +10,7 @@
  * - delete: `DELETE /api/v1/identities/{id}` (refused while deletion protection is on).
  */
 import type { IdentitySpec } from '../../api/v1alpha1/index.ts';
-import type { IdentityDetails, ServiceClient } from '../../client/index.ts';
+import { type IdentityDetails, isNotFound, type ServiceClient } from '../../client/index.ts';
 import type {
   ExternalClient,
   ExternalContext,
@@ -18,7 +18,6 @@ import type {
   ManagedObject,
 } from '../../managed/external-client.ts';
 import { naturalKeyMatch } from '../../managed/external-client.ts';
-import { serviceStatus } from '../../managed/service-errors.ts';
 import { isObserveOnly } from '../../managed/spec.ts';
 import { TerminalError, WaitingError } from '../../runtime/errors.ts';
 import { ANNOTATION_EXTERNAL_ID } from '../../runtime/object-meta.ts';
@@ -73,7 +72,7 @@ async function find(
   try {
     return await client.identities.get(ctx.externalId, { signal: ctx.signal });
   } catch (error) {
-    if (serviceStatus(error) === 404) return undefined;
+    if (isNotFound(error)) return undefined;
     throw error;
   }
 }

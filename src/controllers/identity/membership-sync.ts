@@ -3,8 +3,7 @@
  * `memberships.ts`). Role slugs are checked with the role-by-slug endpoint before a membership
  * is written, so an unknown role is reported as such (`UnknownRole`) instead of a bare 404.
  */
-import type { IdentityMembership, ServiceClient } from '../../client/index.ts';
-import { serviceStatus } from '../../managed/service-errors.ts';
+import { type IdentityMembership, isInvalid, isNotFound, type ServiceClient } from '../../client/index.ts';
 import { WaitingError } from '../../runtime/errors.ts';
 import { roleRequests, type DesiredMembership, type MembershipPlan } from './memberships.ts';
 import { identityReasons } from './reasons.ts';
@@ -19,7 +18,7 @@ async function orUndefinedOn404<T>(call: Promise<T>): Promise<T | undefined> {
   try {
     return await call;
   } catch (error) {
-    if (serviceStatus(error) === 404) return undefined;
+    if (isNotFound(error)) return undefined;
     throw error;
   }
 }
@@ -50,8 +49,7 @@ async function checkRole(
   try {
     await client.roles.getBySlug(membership.projectId, slug, { signal });
   } catch (error) {
-    const status = serviceStatus(error);
-    if (status !== 404 && status !== 400) throw error;
+    if (!isNotFound(error) && !isInvalid(error)) throw error;
     throw new WaitingError(
       UNKNOWN_ROLE,
       `cannot grant role ${slug} in Project ${membership.project}: the project has no role with this slug`,

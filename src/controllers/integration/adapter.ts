@@ -10,7 +10,7 @@
  *   then its auth record when no other integration uses it.
  */
 import type { IntegrationSpec } from '../../api/v1alpha1/index.ts';
-import type { Integration, ServiceClient } from '../../client/index.ts';
+import { type Integration, isNotFound, type ServiceClient } from '../../client/index.ts';
 import type {
   ExternalClient,
   ExternalContext,
@@ -18,7 +18,6 @@ import type {
   ManagedObject,
 } from '../../managed/external-client.ts';
 import { naturalKeyMatch } from '../../managed/external-client.ts';
-import { serviceStatus } from '../../managed/service-errors.ts';
 import { TerminalError } from '../../runtime/errors.ts';
 import { ANNOTATION_EXTERNAL_ID } from '../../runtime/object-meta.ts';
 import type { OperatorServices } from '../kind-controller.ts';
@@ -48,7 +47,7 @@ async function getById(client: ServiceClient, id: string, signal: AbortSignal) {
   try {
     return await client.integrations.get(id, { signal });
   } catch (error) {
-    if (serviceStatus(error) === 404) return undefined;
+    if (isNotFound(error)) return undefined;
     throw error;
   }
 }
@@ -147,7 +146,7 @@ function integrationClient(client: ServiceClient): Client {
         const query = { shouldDeleteIntegrationSecrets: false };
         deleted = await client.integrations.delete(ctx.externalId, query, { signal: ctx.signal });
       } catch (error) {
-        if (serviceStatus(error) === 404) return;
+        if (isNotFound(error)) return;
         throw error;
       }
       await removeUnusedAuth(client, deleted.integrationAuthId, ctx.signal);

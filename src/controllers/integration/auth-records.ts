@@ -9,8 +9,7 @@
  * `PATCH /api/v1/integration-auth/{id}` (docs/service-facts.md, "Client compatibility").
  */
 import type { IntegrationSpec } from '../../api/v1alpha1/index.ts';
-import type { Integration, ServiceClient } from '../../client/index.ts';
-import { serviceStatus } from '../../managed/service-errors.ts';
+import { type Integration, isNotFound, type ServiceClient } from '../../client/index.ts';
 import { authRequest, type Credentials } from './credentials.ts';
 
 /** Where the service stored credentials, and whether the record is new. */
@@ -43,7 +42,7 @@ export async function deleteAuthRecord(
   try {
     await client.integrations.auth.delete(id, { signal });
   } catch (error) {
-    if (serviceStatus(error) !== 404) throw error;
+    if (!isNotFound(error)) throw error;
   }
 }
 
@@ -78,7 +77,7 @@ export async function removeUnusedAuth(
   try {
     projectId = (await client.integrations.auth.get(integrationAuthId, { signal })).projectId;
   } catch (error) {
-    if (serviceStatus(error) === 404) return;
+    if (isNotFound(error)) return;
     throw error;
   }
   const users = await client.integrations.list(projectId, { signal });

@@ -11,8 +11,8 @@
 import type { IntegrationSpec } from '../../api/v1alpha1/index.ts';
 import type { ManagedObject } from '../../managed/external-client.ts';
 import { CONDITION_SYNCED, getCondition } from '../../runtime/conditions.ts';
-import type { Integration, ServiceClient } from '../../client/index.ts';
-import { describeError, serviceStatus } from '../../managed/service-errors.ts';
+import { ForbiddenError, type Integration, type ServiceClient } from '../../client/index.ts';
+import { describeError } from '../../managed/service-errors.ts';
 import { TerminalError } from '../../runtime/errors.ts';
 import {
   ANNOTATION_EXTERNAL_ID,
@@ -35,7 +35,7 @@ const secretSyncPattern = /secret[\s-]*sync/i;
 
 /** True for the service's refusal to create native integrations (403 pointing to Secret Syncs). */
 export function isDeprecationRefusal(error: unknown): boolean {
-  return serviceStatus(error) === 403 && secretSyncPattern.test(describeError(error));
+  return error instanceof ForbiddenError && secretSyncPattern.test(describeError(error));
 }
 
 /** Creates the integration with freshly stored credentials; see the module comment. */

@@ -12,7 +12,8 @@
  *
  * While not Active, resources fall back to their poll interval.
  */
-import { describeError, serviceStatus } from '../../managed/service-errors.ts';
+import { ForbiddenError, RateLimitedError, serviceErrorKind, TimeoutError } from '../../client/index.ts';
+import { describeError } from '../../managed/service-errors.ts';
 import { ReconcileError } from '../../runtime/errors.ts';
 
 /** The subscription state reported in the status of the resources it serves. */
@@ -45,24 +46,24 @@ function unavailable(reason: string, what: string, error: unknown, retryMs: numb
   };
 }
 
-function refused(status: number, error: unknown, timing: RetryTiming): Outcome | undefined {
-  if (status === 400 || status === 404 || status === 422)
+function refused(error: unknown, timing: RetryTiming): Outcome | undefined {
+  const kind = serviceErrorKind(error);
+  if (kind === 'invalid' || kind === 'not-found')
     return unavailable(
       'EventsNotSupported',
       'the service refuses event subscriptions (the plan may lack them)',
       error,
       timing.refusedRetryMs,
     );
-  if (status === 403 && (error as { isTokenError?: unknown }).isTokenError !== true)
+  if (error instanceof ForbiddenError && !error.isTokenError)
     return unavailable(
       'Forbidden',
       'the identity may not subscribe to secret events of this project',
       error,
       timing.refusedRetryMs,
     );
-  if (status === 429) {
-    const after = (error as { retryAfterMs?: unknown }).retryAfterMs;
-    const retryMs = Math.max(typeof after === 'number' ? after : 0, timing.tooManyRetryMs);
+  if (error instanceof RateLimitedError) {
+    const retryMs = Math.max(error.retryAfterMs ?? 0, timing.tooManyRetryMs);
     return unavailable(
       'TooManyStreams',
       'the service has too many event streams open for this project',
@@ -75,12 +76,11 @@ function refused(status: number, error: unknown, timing: RetryTiming): Outcome |
 
 /** The outcome of a subscription that failed to open or broke. */
 export function outcomeOf(error: unknown, timing: RetryTiming): Outcome {
-  const status = serviceStatus(error);
-  const refusal = status === undefined ? undefined : refused(status, error, timing);
+  const refusal = refused(error, timing);
   if (refusal) return refusal;
   if (error instanceof ReconcileError)
     return { state: { state: 'Connecting', reason: 'ConnectionNotReady', message: error.message } };
-  if (error instanceof Error && error.name === 'TimeoutError')
+  if (error instanceof TimeoutError)
     return {
       state: {
         state: 'Connecting',

@@ -9,7 +9,7 @@
  *   `Synced=False` reason `RoleInUse` with its message, retried after the waiting requeue.
  */
 import type { ProjectRoleSpec } from '../../api/v1alpha1/index.ts';
-import type { Role, ServiceClient } from '../../client/index.ts';
+import { isInvalid, isNotFound, type Role, type ServiceClient } from '../../client/index.ts';
 import type {
   ExternalClient,
   ManagedAdapter,
@@ -19,7 +19,7 @@ import type {
 } from '../../managed/external-client.ts';
 import { naturalKeyMatch } from '../../managed/external-client.ts';
 import { resolveReference } from '../../managed/references.ts';
-import { describeError, serviceStatus } from '../../managed/service-errors.ts';
+import { describeError } from '../../managed/service-errors.ts';
 import { ANNOTATION_ABANDON } from '../../runtime/object-meta.ts';
 import { WaitingError } from '../../runtime/errors.ts';
 import type { OperatorServices } from '../kind-controller.ts';
@@ -53,7 +53,7 @@ async function findBySlug(
   try {
     return await client.roles.getBySlug(projectId, slug, { signal });
   } catch (error) {
-    if (serviceStatus(error) === 404) return undefined;
+    if (isNotFound(error)) return undefined;
     throw error;
   }
 }
@@ -121,7 +121,7 @@ function roleClient(client: ServiceClient): ExternalClient<ProjectRoleSpec, Proj
         await client.roles.delete(ctx.references.projectId, ctx.externalId, { signal: ctx.signal });
       } catch (error) {
         // The service answers 400 only while memberships use the role: wait for them to change.
-        if (serviceStatus(error) !== 400) throw error;
+        if (!isInvalid(error)) throw error;
         throw new WaitingError(
           ROLE_IN_USE,
           `cannot delete role ${recordedSlug(obj) ?? obj.spec.slug}: ${describeError(error)}; remove it from ` +

@@ -9,10 +9,9 @@
  *   `Synced=False` reason `TypeMismatch` (no update loop) until the spec or the template changes.
  */
 import type { ProjectTemplateSpec } from '../../api/v1alpha1/index.ts';
-import type { ProjectTemplate, ServiceClient } from '../../client/index.ts';
+import { isNotFound, type ProjectTemplate, type ServiceClient } from '../../client/index.ts';
 import type { ExternalClient, ManagedAdapter, Observation } from '../../managed/external-client.ts';
 import { naturalKeyMatch } from '../../managed/external-client.ts';
-import { serviceStatus } from '../../managed/service-errors.ts';
 import { TerminalError } from '../../runtime/errors.ts';
 import type { OperatorServices } from '../kind-controller.ts';
 import {
@@ -37,7 +36,7 @@ async function getById(
   try {
     return await client.projectTemplates.get(id, { signal });
   } catch (error) {
-    if (serviceStatus(error) === 404) return undefined;
+    if (isNotFound(error)) return undefined;
     throw error;
   }
 }

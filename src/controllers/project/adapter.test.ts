@@ -2,8 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startContract, type Contract } from '../../../test/support/client-contract.ts';
 import { projectSpec, type ProjectSpec } from '../../api/v1alpha1/index.ts';
-import type { ServiceClient } from '../../client/index.ts';
-import { isDeletionProtectionError } from '../../managed/service-errors.ts';
+import { isDeletionBlocked, serviceErrorFor, type ServiceClient } from '../../client/index.ts';
 import { WaitingError } from '../../runtime/errors.ts';
 import { projectAdapter, type ProjectRefs } from './adapter.ts';
 import { findProjectBySlug } from './lookup.ts';
@@ -72,7 +71,7 @@ describe('Project adapter', () => {
     const error: unknown = await client
       .delete(obj, bound<ProjectRefs>({}, externalId))
       .catch((e: unknown) => e);
-    expect(isDeletionProtectionError(error)).toBe(true);
+    expect(isDeletionBlocked(error)).toBe(true);
     const open = project('shop-three', { hasDeleteProtection: false });
     await client.update(open, bound<ProjectRefs>({}, externalId));
     await client.delete(open, bound<ProjectRefs>({}, externalId));
@@ -128,9 +127,13 @@ describe('findProjectBySlug', () => {
   it('returns the project, or undefined on 404', async () => {
     const found = fake((slug) => Promise.resolve({ id: 'p9', slug }));
     await expect(findProjectBySlug(found, 'shop', signal)).resolves.toMatchObject({ id: 'p9' });
-    const missing = fake(() => Promise.reject(Object.assign(new Error('not found'), { status: 404 })));
+    const missing = fake(() =>
+      Promise.reject(serviceErrorFor({ operation: 'projects.getBySlug', status: 404, message: 'not found' })),
+    );
     await expect(findProjectBySlug(missing, 'shop', signal)).resolves.toBeUndefined();
-    const failing = fake(() => Promise.reject(Object.assign(new Error('boom'), { status: 500 })));
+    const failing = fake(() =>
+      Promise.reject(serviceErrorFor({ operation: 'projects.getBySlug', status: 500, message: 'boom' })),
+    );
     await expect(findProjectBySlug(failing, 'shop', signal)).rejects.toThrow('boom');
   });
 });

@@ -9,7 +9,7 @@
  *   which the reconciler reports as `DeletionBlocked`).
  */
 import type { ProjectSpec } from '../../api/v1alpha1/index.ts';
-import type { Project, ServiceClient } from '../../client/index.ts';
+import { isNotFound, type Project, type ServiceClient } from '../../client/index.ts';
 import type {
   ExternalClient,
   ManagedAdapter,
@@ -19,7 +19,6 @@ import type {
 } from '../../managed/external-client.ts';
 import { naturalKeyMatch } from '../../managed/external-client.ts';
 import { resolveReference, type ReferencedObject } from '../../managed/references.ts';
-import { serviceStatus } from '../../managed/service-errors.ts';
 import { isObserveOnly } from '../../managed/spec.ts';
 import { ANNOTATION_EXTERNAL_ID, getAnnotation } from '../../runtime/object-meta.ts';
 import type { OperatorServices } from '../kind-controller.ts';
@@ -50,7 +49,7 @@ async function getById(client: ServiceClient, id: string, signal: AbortSignal): 
   try {
     return await client.projects.get(id, { signal });
   } catch (error) {
-    if (serviceStatus(error) === 404) return undefined;
+    if (isNotFound(error)) return undefined;
     throw error;
   }
 }

@@ -4,8 +4,7 @@
  * see the positions the creates produced).
  */
 import type { ProjectSpec } from '../../api/v1alpha1/index.ts';
-import type { Project, ServiceClient } from '../../client/index.ts';
-import { serviceStatus } from '../../managed/service-errors.ts';
+import { isNotFound, type Project, type ServiceClient } from '../../client/index.ts';
 import { environmentPlan, observedEnvironments, updateRequest } from './mapping.ts';
 
 async function reread(client: ServiceClient, id: string, signal: AbortSignal): Promise<Project> {
@@ -24,7 +23,7 @@ async function addAndRemove(
     try {
       await client.environments.delete(project.id, env.id, { signal });
     } catch (error) {
-      if (serviceStatus(error) !== 404) throw error;
+      if (!isNotFound(error)) throw error;
     }
   }
   for (const input of plan.create) await client.environments.create(project.id, input, { signal });

@@ -3,8 +3,7 @@
  *
  * The service answers `GET /api/v2/workspace/{slug}` with the bare project (`projects.getBySlug`).
  */
-import type { Project, ServiceClient } from '../../client/index.ts';
-import { serviceStatus } from '../../managed/service-errors.ts';
+import { isNotFound, type Project, type ServiceClient } from '../../client/index.ts';
 
 /** The project with `slug`, or undefined when there is none. */
 export async function findProjectBySlug(
@@ -15,7 +14,7 @@ export async function findProjectBySlug(
   try {
     return await client.projects.getBySlug(slug, { signal });
   } catch (error) {
-    if (serviceStatus(error) === 404) return undefined;
+    if (isNotFound(error)) return undefined;
     throw error;
   }
 }

@@ -3,8 +3,7 @@
  * created with one call to the v2 folders endpoint, which also creates missing parents (the
  * service rejects writes into a folder that does not exist).
  */
-import type { Secret, ServiceClient } from '../../client/index.ts';
-import { serviceStatus } from '../../managed/service-errors.ts';
+import { isInvalid, isNotFound, type Secret, type ServiceClient } from '../../client/index.ts';
 import { WaitingError } from '../../runtime/errors.ts';
 import type { BatchScope } from './mapping.ts';
 import { secretBatchReasons } from './reasons.ts';
@@ -14,7 +13,7 @@ export const FOLDER_NOT_FOUND = secretBatchReasons.names.FolderNotFound;
 
 /** True for the service's "folder/path not found" 404 (not a missing environment or project). */
 export function isFolderNotFound(error: unknown): boolean {
-  if (serviceStatus(error) !== 404) return false;
+  if (!isNotFound(error)) return false;
   const own = (error as { serviceMessage?: unknown; errorName?: unknown }).serviceMessage;
   const name = (error as { errorName?: unknown }).errorName;
   return name === 'SecretPathNotFound' || (typeof own === 'string' && /folder|path/i.test(own));
@@ -71,7 +70,7 @@ export async function ensureFolders(
     await client.folders.create({ ...base, name }, { signal });
     return 'created';
   } catch (error) {
-    if (serviceStatus(error) !== 400) throw error;
+    if (!isInvalid(error)) throw error;
     const existing = await client.folders.list(base, { signal });
     if (existing.some((folder) => folder.name === name)) return 'existed';
     throw error;
