@@ -37,6 +37,12 @@ export {
   type ServiceErrorKind,
 } from './error-kinds.ts';
 export { serviceErrorFor } from './classify.ts';
+export {
+  isAlreadyBootstrapped,
+  isFolderNotFound,
+  isMethodNotAttached,
+  isSecretSyncRefusal,
+} from './refusals.ts';
 export type { CallOptions, ClientLogger, HttpMethod, RequestInfo } from './http.ts';
 export { defaultRetryPolicy, type RetryOptions } from './retry-policy.ts';
 export { systemClock, type Clock } from '../runtime/clock.ts';

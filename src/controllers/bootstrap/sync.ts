@@ -13,7 +13,7 @@
  *
  * With `createConnection: true`, a Connection using the output Secret is created (owned).
  */
-import { createServiceClient, InvalidError, type BootstrapResult } from '../../client/index.ts';
+import { createServiceClient, isAlreadyBootstrapped, type BootstrapResult } from '../../client/index.ts';
 import type { BootstrapSpec } from '../../api/v1alpha1/index.ts';
 import type { ManagedObject } from '../../managed/external-client.ts';
 import { Reasons } from '../../runtime/conditions.ts';
@@ -104,8 +104,7 @@ async function callBootstrap(
     const input = { email: obj.spec.email, password, organization: obj.spec.organization };
     return outputOf(await client.admin.bootstrap(input, { signal: ctx.signal }));
   } catch (error) {
-    if (error instanceof InvalidError && /already/i.test(error.serviceMessage))
-      return alreadyBootstrapped(obj);
+    if (isAlreadyBootstrapped(error)) return alreadyBootstrapped(obj);
     throw error;
   } finally {
     await client.close();

@@ -7,8 +7,7 @@ import type { AuthMethod, IdentityAuthSpec } from '../../api/v1alpha1/index.ts';
 import {
   type AuthMethodApi,
   type CallOptions,
-  isInvalid,
-  isNotFound,
+  isMethodNotAttached,
   type ServiceClient,
 } from '../../client/index.ts';
 import * as fields from './method-fields.ts';
@@ -29,11 +28,6 @@ export interface MethodBinding {
   update(identityId: string, spec: IdentityAuthSpec, options: CallOptions): Promise<ObservedConfig>;
   /** Succeeds when the method is not attached (any more). */
   revoke(identityId: string, options: CallOptions): Promise<void>;
-}
-
-/** The service's "not attached" answers: 404 on GET, 400 "…does not have…" on PATCH/DELETE. */
-export function isNotAttached(error: unknown): boolean {
-  return isNotFound(error) || (isInvalid(error) && /does not have/i.test((error as Error).message));
 }
 
 interface Mapping<C, A, U> {
@@ -57,7 +51,7 @@ function bind<C extends CommonConfig, A, U>(
       try {
         return observed(await api.get(identityId, options));
       } catch (error) {
-        if (isNotAttached(error)) return undefined;
+        if (isMethodNotAttached(error)) return undefined;
         throw error;
       }
     },
@@ -67,7 +61,7 @@ function bind<C extends CommonConfig, A, U>(
       try {
         await api.revoke(identityId, options);
       } catch (error) {
-        if (!isNotAttached(error)) throw error;
+        if (!isMethodNotAttached(error)) throw error;
       }
     },
   };

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { integrationSpec } from '../../api/v1alpha1/index.ts';
-import { ForbiddenError } from '../../client/index.ts';
+import { ForbiddenError, isSecretSyncRefusal } from '../../client/index.ts';
 import type { Condition } from '../../runtime/conditions.ts';
 import { ANNOTATION_RECONCILE_REQUESTED_AT } from '../../runtime/object-meta.ts';
 import { managed } from '../project/testing.ts';
-import { INTEGRATIONS_DEPRECATED, isDeprecationRefusal, standingRefusal } from './create.ts';
+import { INTEGRATIONS_DEPRECATED, standingRefusal } from './create.ts';
 
 const spec = integrationSpec.parse({
   connectionRef: { name: 'c' },
@@ -51,13 +51,13 @@ describe('standingRefusal', () => {
   });
 });
 
-describe('isDeprecationRefusal', () => {
+describe('isSecretSyncRefusal', () => {
   const forbidden = (message: string) =>
     new ForbiddenError({ operation: 'integrations.create', status: 403, message });
 
   it('recognises the 403 that points to Secret Syncs, not other refusals', () => {
-    expect(isDeprecationRefusal(forbidden('Please create a Secret Sync instead.'))).toBe(true);
-    expect(isDeprecationRefusal(forbidden('You are not allowed to create on integrations'))).toBe(false);
-    expect(isDeprecationRefusal(new Error('Secret Sync'))).toBe(false);
+    expect(isSecretSyncRefusal(forbidden('Please create a Secret Sync instead.'))).toBe(true);
+    expect(isSecretSyncRefusal(forbidden('You are not allowed to create on integrations'))).toBe(false);
+    expect(isSecretSyncRefusal(new Error('Secret Sync'))).toBe(false);
   });
 });

@@ -11,7 +11,7 @@
 import type { IntegrationSpec } from '../../api/v1alpha1/index.ts';
 import type { ManagedObject } from '../../managed/external-client.ts';
 import { CONDITION_SYNCED, getCondition } from '../../runtime/conditions.ts';
-import { ForbiddenError, type Integration, type ServiceClient } from '../../client/index.ts';
+import { isSecretSyncRefusal, type Integration, type ServiceClient } from '../../client/index.ts';
 import { describeError } from '../../managed/service-errors.ts';
 import { TerminalError } from '../../runtime/errors.ts';
 import {
@@ -31,13 +31,6 @@ const advice =
   `; adopt an existing integration with the ${ANNOTATION_EXTERNAL_ID} annotation, or move to the ` +
   'service’s Secret Syncs';
 
-const secretSyncPattern = /secret[\s-]*sync/i;
-
-/** True for the service's refusal to create native integrations (403 pointing to Secret Syncs). */
-export function isDeprecationRefusal(error: unknown): boolean {
-  return error instanceof ForbiddenError && secretSyncPattern.test(describeError(error));
-}
-
 /** Creates the integration with freshly stored credentials; see the module comment. */
 export async function createIntegration(
   client: ServiceClient,
@@ -51,7 +44,7 @@ export async function createIntegration(
   } catch (error) {
     // Best effort: the create's own error is what the resource must report.
     if (stored.created) await deleteAuthRecord(client, stored.id, signal).catch(() => undefined);
-    if (!isDeprecationRefusal(error)) throw error;
+    if (!isSecretSyncRefusal(error)) throw error;
     throw new TerminalError(
       INTEGRATIONS_DEPRECATED,
       `cannot create integration: ${describeError(error)}${advice}`,

@@ -3,21 +3,13 @@
  * created with one call to the v2 folders endpoint, which also creates missing parents (the
  * service rejects writes into a folder that does not exist).
  */
-import { isInvalid, isNotFound, type Secret, type ServiceClient } from '../../client/index.ts';
+import { isFolderNotFound, isInvalid, type Secret, type ServiceClient } from '../../client/index.ts';
 import { WaitingError } from '../../runtime/errors.ts';
 import type { BatchScope } from './mapping.ts';
 import { secretBatchReasons } from './reasons.ts';
 
 /** Condition reason when the folder is missing and `createFolders` is false. */
 export const FOLDER_NOT_FOUND = secretBatchReasons.names.FolderNotFound;
-
-/** True for the service's "folder/path not found" 404 (not a missing environment or project). */
-export function isFolderNotFound(error: unknown): boolean {
-  if (!isNotFound(error)) return false;
-  const own = (error as { serviceMessage?: unknown; errorName?: unknown }).serviceMessage;
-  const name = (error as { errorName?: unknown }).errorName;
-  return name === 'SecretPathNotFound' || (typeof own === 'string' && /folder|path/i.test(own));
-}
 
 /** The folder's secrets by key, or undefined when the folder does not exist. */
 export async function listFolder(
