@@ -4,8 +4,9 @@
  * health.lua — a per-kind table reason → class, then the shared body in argocd/health-body.lua —
  * and the kustomization that merges them into argocd-cm. Verdicts (in order): paused →
  * Suspended; no conditions or an old observedGeneration → Progressing; a terminal reason on
- * Synced or Ready → Degraded (also while being deleted); Ready=True → Healthy; an unknown
- * Synced=False reason → Degraded; anything else → Progressing.
+ * Synced or Ready → Degraded (also while being deleted); an unknown Synced=False reason →
+ * Degraded; any other Synced=False → Progressing; Ready=True → Healthy; anything else →
+ * Progressing.
  */
 import { readFileSync } from 'node:fs';
 import { kindReasonTables, reasonsOfKind, type KindWithReasons } from '../../src/controllers/reasons.ts';

@@ -34,9 +34,9 @@ describe('withKstatusConditions', () => {
       want: ['Reconciling', R.ReferenceNotReady],
     },
     {
-      reason: 'waiting Synced while Ready=True: normal',
+      reason: 'waiting Synced while Ready=True: Reconciling (the spec is not applied yet)',
       list: [c('Ready', 'True', R.Available), c('Synced', 'False', R.RateLimited)],
-      want: undefined,
+      want: ['Reconciling', R.RateLimited],
     },
     {
       reason: 'Ready=False progressing, Synced=True: Reconciling',

@@ -8,8 +8,9 @@
  * |--------------------------------------------------|----------------|----------------|------------|
  * | a False condition with a `terminal` reason       | True (its)     | absent         | Failed     |
  * | Synced=False `suspended` (paused)                | absent         | absent         | Current    |
- * | Ready not True otherwise                         | absent         | True (Synced's reason when False, else Ready's) | InProgress |
- * | Ready=True                                       | absent         | absent         | Current    |
+ * | Synced=False otherwise (waiting, retrying)       | absent         | True (its)     | InProgress |
+ * | Ready not True otherwise                         | absent         | True (Ready's) | InProgress |
+ * | Ready=True, Synced=True                          | absent         | absent         | Current    |
  *
  * Absent means "normal" in the kstatus convention; the conditions are removed rather than set
  * False so `kubectl describe` shows only what matters. The one present comes first in the list:
@@ -34,8 +35,7 @@ function abnormal(list: readonly Condition[]): { type: string; from: Condition }
   const terminal = failed.find((c) => classOfReason(c.reason) === 'terminal');
   if (terminal) return { type: CONDITION_STALLED, from: terminal };
   if (failed.some((c) => classOfReason(c.reason) === 'suspended')) return undefined;
-  if (ready?.status === 'True') return undefined;
-  const from = failed[0] ?? ready;
+  const from = failed[0] ?? (ready?.status === 'True' ? undefined : ready);
   return from ? { type: CONDITION_RECONCILING, from } : undefined;
 }
 

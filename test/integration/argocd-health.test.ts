@@ -1,315 +1,408 @@
 /**
- * The Argo CD health checks in config/argocd, run by a real Lua interpreter (Debian's lua5.4,
- * installed by .ci/run from scripts/ci/apt-packages) against Ready, progressing, failed and
- * paused objects. Argo CD runs them in gopher-lua (Lua 5.1): a global `obj`, and the chunk
- * returns `{ status, message }`. The scripts use only what both dialects share.
+ * The generated Argo CD health checks and the kstatus reading (Flux), proven on live objects:
+ * every kind is driven by the real operator against the real API server and a devserver into
+ * the states it can reach (Ready, waiting on a reference / Secret / folder / role / membership,
+ * terminal failures, an expired privilege, a pending CA, a deletion the service blocks, a
+ * connection waiting for its users, paused), and each object, exactly as the API server returns
+ * it, is evaluated by config/argocd/coffer.dev_<Kind>/health.lua in gopher-lua (Argo CD's VM)
+ * and in lua5.4, and by kstatus's rules. Each verdict must be the one the class of the reason
+ * the operator set calls for (src/runtime/common-reasons.ts, src/controllers/<kind>/reasons.ts).
  */
-import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import '../../src/controllers/reasons.ts';
+import { ANNOTATION_EXTERNAL_ID, ANNOTATION_PAUSED } from '../../src/runtime/object-meta.ts';
+import { classOfReason, type ReasonClass } from '../../src/runtime/reasons.ts';
+import { buildGopherLua, healthInGopherLua, healthInLua54 } from '../support/argocd-health.ts';
+import { kstatusOf, type KstatusStatus } from '../support/kstatus.ts';
+import {
+  HARNESS_CONNECTION,
+  HARNESS_TOKEN_SECRET,
+  startOperatorHarness,
+  type CofferObject,
+  type OperatorHarness,
+} from '../support/operator.ts';
 
-const argocdDir = fileURLToPath(new URL('../../config/argocd/', import.meta.url));
-const lua = 'lua5.4';
+let h: OperatorHarness;
+let gopherLua = '';
+const suffix = randomBytes(3).toString('hex');
+const connectionRef = { name: HARNESS_CONNECTION };
+const projectRef = { name: 'shop' };
 
-const kinds = [
-  'AdditionalPrivilege',
-  'Bootstrap',
-  'CertificateAuthority',
-  'ClusterConnection',
-  'Connection',
-  'Identity',
-  'IdentityAuth',
-  'Integration',
-  'Project',
-  'ProjectRole',
-  'ProjectTemplate',
-  'SecretBatch',
-] as const;
+/** The Argo CD health a reason's class calls for. */
+const argoOfClass: Readonly<Record<ReasonClass, string>> = {
+  healthy: 'Healthy',
+  progressing: 'Progressing',
+  waiting: 'Progressing',
+  terminal: 'Degraded',
+  suspended: 'Suspended',
+};
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+/** The kstatus status a reason's class calls for (kstatus has no "suspended"). */
+const kstatusOfClass: Readonly<Record<ReasonClass, KstatusStatus>> = {
+  healthy: 'Current',
+  progressing: 'InProgress',
+  waiting: 'InProgress',
+  terminal: 'Failed',
+  suspended: 'Current',
+};
 
-/** A JSON value as a Lua table constructor; strings use decimal byte escapes, so any text is safe. */
-function toLua(value: Json): string {
-  if (value === null) return 'nil';
-  if (typeof value === 'boolean' || typeof value === 'number') return String(value);
-  if (typeof value === 'string') {
-    const bytes = [...Buffer.from(value, 'utf8')];
-    return `"${bytes.map((b) => (/[\w .:/=-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `\\${b}`)).join('')}"`;
-  }
-  if (Array.isArray(value)) return `{ ${value.map(toLua).join(', ')} }`;
-  const fields = Object.entries(value).map(([k, v]) => `[${toLua(k)}] = ${toLua(v)}`);
-  return `{ ${fields.join(', ')} }`;
+interface Expected {
+  /** The condition and reason the operator set. */
+  readonly type: 'Ready' | 'Synced';
+  readonly status: 'True' | 'False';
+  readonly reason: string;
+  /** What Argo CD must show. */
+  readonly argo: 'Healthy' | 'Progressing' | 'Degraded' | 'Suspended';
+  readonly namespace?: string;
 }
 
-interface Health {
-  status: string;
-  message: string;
+/**
+ * Waits until the operator set `expected` on the object, then evaluates the health check in both
+ * interpreters and kstatus on the object as read back, and checks each against the class of the
+ * reason. Returns the object.
+ */
+async function expectHealth(kind: string, name: string, expected: Expected): Promise<CofferObject> {
+  const at = expected.namespace ? { namespace: expected.namespace } : {};
+  const obj = await h.waitForCondition(kind, name, expected, { ...at, timeoutMs: 45_000 });
+  const reasonClass = classOfReason(expected.reason);
+  expect(reasonClass, `${expected.reason} is declared`).toBeDefined();
+  const deleting = obj.metadata.deletionTimestamp !== undefined;
+  const [gopher] = await healthInGopherLua(gopherLua, kind, [obj]);
+  const [lua] = healthInLua54(kind, [obj]);
+  const what = `${kind} ${name} (${expected.type} ${expected.reason}, ${reasonClass})`;
+  expect(gopher?.status, `${what} in gopher-lua: ${gopher?.message}`).toBe(expected.argo);
+  expect(gopher?.status, `${what}: the verdict its class calls for`).toBe(
+    argoOfClass[reasonClass ?? 'waiting'],
+  );
+  expect(lua, `${what}: lua5.4 agrees with gopher-lua`).toEqual(gopher);
+  const kstatus = kstatusOf(obj);
+  expect(kstatus.status, `${what} in kstatus: ${kstatus.message}`).toBe(
+    deleting ? 'Terminating' : kstatusOfClass[reasonClass ?? 'waiting'],
+  );
+  if (expected.argo !== 'Healthy')
+    expect(gopher?.message.toLowerCase()).toContain(expected.reason.toLowerCase());
+  return obj;
 }
 
-/** Runs `config/argocd/coffer.dev_<kind>/health.lua` the way Argo CD does and returns its verdict. */
-function runHealth(kind: string, obj: Json): Health {
-  const script = `${argocdDir}coffer.dev_${kind}/health.lua`;
-  const code = `obj = ${toLua(obj)}\nlocal hs = dofile(${toLua(script)})\nio.write(tostring(hs.status), "\\n", tostring(hs.message))`;
-  const run = spawnSync(lua, ['-e', code], { encoding: 'utf8' });
-  if (run.error)
-    throw new Error(`cannot run ${lua} (install it: apt-get install -y lua5.4): ${run.error.message}`);
-  if (run.status !== 0) throw new Error(`cannot evaluate ${script}: ${run.stderr}`);
-  const [status = '', message = ''] = run.stdout.split('\n');
-  return { status, message };
-}
+const synced = (reason: string, argo: Expected['argo']): Expected => ({
+  type: 'Synced',
+  status: 'False',
+  reason,
+  argo,
+});
+const notReady = (reason: string, argo: Expected['argo']): Expected => ({
+  type: 'Ready',
+  status: 'False',
+  reason,
+  argo,
+});
+const ready: Expected = { type: 'Ready', status: 'True', reason: 'Available', argo: 'Healthy' };
 
-interface Condition {
-  type: 'Ready' | 'Synced';
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message?: string;
-  observedGeneration?: number;
-}
+const tokenAuth = (secret: string, namespace?: string) => ({
+  token: { secretRef: { name: secret, key: 'token', ...(namespace ? { namespace } : {}) } },
+});
 
-function object(
-  kind: string,
-  opts: {
-    generation?: number;
-    observed?: number;
-    conditions?: Condition[];
-    annotations?: Record<string, string>;
-  },
-): Json {
-  const metadata: Json = {
-    name: 'sample',
-    namespace: 'team-a',
-    generation: opts.generation ?? 1,
-    annotations: opts.annotations ?? {},
-  };
-  const base = { apiVersion: 'coffer.dev/v1alpha1', kind, metadata };
-  if (!opts.conditions) return base;
-  const status: Json = { conditions: opts.conditions as unknown as Json };
-  if (opts.observed !== undefined) status.observedGeneration = opts.observed;
-  return { ...base, status };
-}
+beforeAll(async () => {
+  [h, gopherLua] = await Promise.all([startOperatorHarness(), buildGopherLua()]);
+  await h.create('Project', 'shop', {
+    connectionRef,
+    name: 'Shop',
+    slug: `shop-${suffix}`,
+    deletionPolicy: 'Delete',
+    environments: [{ name: 'Development', slug: 'dev' }],
+  });
+  await h.waitForReady('Project', 'shop');
+  await h.create('Identity', 'bot', {
+    connectionRef,
+    name: `bot-${suffix}`,
+    projectMemberships: [{ projectRef, roles: [{ role: 'viewer' }] }],
+  });
+  await h.waitForReady('Identity', 'bot');
+}, 180_000);
 
-const ready: Condition = { type: 'Ready', status: 'True', reason: 'Available', message: 'Project exists' };
-const synced: Condition = { type: 'Synced', status: 'True', reason: 'ReconcileSuccess' };
+afterAll(async () => {
+  await h?.stop();
+});
 
-const cases: { reason: string; obj: (kind: string) => Json; status: string; message: RegExp }[] = [
-  {
-    reason: 'Ready=True for the current generation',
-    obj: (k) => object(k, { generation: 3, observed: 3, conditions: [ready, synced] }),
-    status: 'Healthy',
-    message: /^Available: Project exists$/,
-  },
-  {
-    reason: 'observedGeneration only on the Ready condition',
-    obj: (k) => object(k, { generation: 2, conditions: [{ ...ready, observedGeneration: 2 }, synced] }),
-    status: 'Healthy',
-    message: /^Available/,
-  },
-  {
-    reason: 'no status yet',
-    obj: (k) => object(k, {}),
-    status: 'Progressing',
-    message: /^Waiting for the operator to reconcile this \w+$/,
-  },
-  {
-    reason: 'Ready=True for an older generation',
-    obj: (k) => object(k, { generation: 4, observed: 3, conditions: [ready, synced] }),
-    status: 'Progressing',
-    message: /observe generation 4$/,
-  },
-  {
-    reason: 'waiting on a reference',
-    obj: (k) =>
-      object(k, {
-        observed: 1,
-        conditions: [
-          { type: 'Ready', status: 'False', reason: 'Unavailable' },
-          {
-            type: 'Synced',
-            status: 'False',
-            reason: 'ReferenceNotReady',
-            message: 'Project "web" is not Ready',
-          },
-        ],
-      }),
-    status: 'Progressing',
-    message: /^ReferenceNotReady: Project "web" is not Ready$/,
-  },
-  {
-    reason: 'Ready=False while the operator is still creating',
-    obj: (k) =>
-      object(k, {
-        observed: 1,
-        conditions: [{ type: 'Ready', status: 'False', reason: 'Creating' }, synced],
-      }),
-    status: 'Progressing',
-    message: /^Creating$/,
-  },
-  {
-    reason: 'invalid spec',
-    obj: (k) =>
-      object(k, {
-        observed: 1,
-        conditions: [
-          { type: 'Ready', status: 'False', reason: 'Unavailable' },
-          { type: 'Synced', status: 'False', reason: 'InvalidSpec', message: 'spec.slug: too long' },
-        ],
-      }),
-    status: 'Degraded',
-    message: /^InvalidSpec: spec\.slug: too long$/,
-  },
-  {
-    reason: 'ambiguous crashed create',
-    obj: (k) =>
-      object(k, {
-        observed: 1,
-        conditions: [
-          { type: 'Synced', status: 'False', reason: 'CreateIncomplete', message: 'check the service' },
-        ],
-      }),
-    status: 'Degraded',
-    message: /^CreateIncomplete/,
-  },
-  {
-    reason: 'a failing service call the operator retries',
-    obj: (k) =>
-      object(k, {
-        observed: 1,
-        conditions: [ready, { type: 'Synced', status: 'False', reason: 'CannotUpdateExternal' }],
-      }),
-    status: 'Degraded',
-    message: /^CannotUpdateExternal$/,
-  },
-  {
-    reason: 'Ready=False with a terminal reason',
-    obj: (k) =>
-      object(k, {
-        observed: 1,
-        conditions: [
-          { type: 'Ready', status: 'False', reason: 'Forbidden', message: 'identity lacks access' },
-          synced,
-        ],
-      }),
-    status: 'Degraded',
-    message: /^Forbidden: identity lacks access$/,
-  },
-  {
-    reason: 'paused, even with a failing status',
-    obj: (k) =>
-      object(k, {
-        annotations: { 'coffer.dev/paused': 'true' },
-        observed: 1,
-        conditions: [{ type: 'Synced', status: 'False', reason: 'InvalidSpec' }],
-      }),
-    status: 'Suspended',
-    message: /paused/,
-  },
-  {
-    reason: 'Synced=False Paused written by the operator',
-    obj: (k) =>
-      object(k, { observed: 1, conditions: [ready, { type: 'Synced', status: 'False', reason: 'Paused' }] }),
-    status: 'Suspended',
-    message: /^Paused$/,
-  },
-  {
-    reason: 'a service outage the operator retries',
-    obj: (k) =>
-      object(k, {
-        observed: 1,
-        conditions: [
-          ready,
-          { type: 'Synced', status: 'False', reason: 'ServiceUnreachable', message: 'timeout' },
-        ],
-      }),
-    status: 'Degraded',
-    message: /^ServiceUnreachable: timeout$/,
-  },
-  {
-    reason: 'rate limited by the service',
-    obj: (k) =>
-      object(k, {
-        observed: 1,
-        conditions: [ready, { type: 'Synced', status: 'False', reason: 'RateLimited' }],
-      }),
-    status: 'Progressing',
-    message: /^RateLimited$/,
-  },
-  {
-    reason: 'paused annotation set to something other than "true"',
-    obj: (k) =>
-      object(k, { annotations: { 'coffer.dev/paused': 'false' }, observed: 1, conditions: [ready] }),
-    status: 'Healthy',
-    message: /^Available/,
-  },
-];
-
-describe('Argo CD health checks (config/argocd)', () => {
-  it('has the lua5.4 interpreter (CI installs it from scripts/ci/apt-packages)', () => {
-    const run = spawnSync(lua, ['-v'], { encoding: 'utf8' });
-    expect(run.error, `${lua} is not on PATH: apt-get install -y lua5.4`).toBeUndefined();
-    expect(run.stdout).toMatch(/^Lua 5\.4/);
+describe('Connection and ClusterConnection', () => {
+  it('Ready is Healthy', async () => {
+    await expectHealth('Connection', HARNESS_CONNECTION, ready);
   });
 
-  it('ships exactly one script per kind', () => {
-    const dirs = readdirSync(argocdDir, { withFileTypes: true })
-      .filter((d) => d.isDirectory())
-      .map((d) => d.name)
-      .sort();
-    expect(dirs).toEqual(kinds.map((k) => `coffer.dev_${k}`).sort());
+  it('a missing credentials Secret is Progressing (it clears once the Secret comes), then Healthy', async () => {
+    await h.create('Connection', 'early', { url: h.devserver.url, auth: tokenAuth('early-token') });
+    await expectHealth('Connection', 'early', synced('CredentialsNotFound', 'Progressing'));
+    await h.createSecret('early-token', { token: h.admin.token });
+    await expectHealth('Connection', 'early', ready);
   });
 
-  it('keeps the shared body identical in every script', () => {
-    const marker = '-- ---- shared body';
-    const bodies = kinds.map((k) => {
-      const text = readFileSync(`${argocdDir}coffer.dev_${k}/health.lua`, 'utf8');
-      expect(text).toContain(`local kind = "${k}"`);
-      return text.slice(text.indexOf(marker));
+  it('credentials the service rejects are Degraded', async () => {
+    await h.createSecret('wrong-token', { token: 'not-a-valid-token' });
+    await h.create('Connection', 'wrong', { url: h.devserver.url, auth: tokenAuth('wrong-token') });
+    await expectHealth('Connection', 'wrong', synced('InvalidCredentials', 'Degraded'));
+  });
+
+  it('a ClusterConnection: Ready is Healthy, a missing Secret Progressing', async () => {
+    const allowedNamespaces = { names: [h.namespace] };
+    await h.create('ClusterConnection', `cc-${suffix}`, {
+      url: h.devserver.url,
+      auth: tokenAuth(HARNESS_TOKEN_SECRET, h.namespace),
+      allowedNamespaces,
     });
-    expect(bodies[0]).toContain(marker);
-    expect(new Set(bodies).size).toBe(1);
-  });
-
-  it('registers every script under its argocd-cm key in the kustomization', () => {
-    const kustomization = parse(readFileSync(`${argocdDir}kustomization.yaml`, 'utf8')) as {
-      configMapGenerator: { name: string; files: string[] }[];
-    };
-    const [generator] = kustomization.configMapGenerator;
-    expect(generator?.name).toBe('argocd-cm');
-    expect(generator?.files.sort()).toEqual(
-      kinds.map((k) => `resource.customizations.health.coffer.dev_${k}=coffer.dev_${k}/health.lua`).sort(),
+    await expectHealth('ClusterConnection', `cc-${suffix}`, ready);
+    await h.create('ClusterConnection', `cc-missing-${suffix}`, {
+      url: h.devserver.url,
+      auth: tokenAuth('no-such-secret', h.namespace),
+      allowedNamespaces,
+    });
+    await expectHealth(
+      'ClusterConnection',
+      `cc-missing-${suffix}`,
+      synced('CredentialsNotFound', 'Progressing'),
     );
   });
 
-  const table = kinds.flatMap((kind) => cases.map((c) => ({ kind, ...c })));
-  it.each(table)('$kind: $reason → $status', ({ kind, obj, status, message }) => {
-    const health = runHealth(kind, obj(kind));
-    expect(health.status).toBe(status);
-    expect(health.message).toMatch(message);
+  it('a Connection deleted while a resource uses it waits for it (Progressing, kstatus Terminating)', async () => {
+    await h.create('Connection', 'holder', { url: h.devserver.url, auth: tokenAuth(HARNESS_TOKEN_SECRET) });
+    await h.waitForReady('Connection', 'holder');
+    await h.create('Project', 'held', {
+      connectionRef: { name: 'holder' },
+      name: 'Held',
+      slug: `held-${suffix}`,
+      deletionPolicy: 'Delete',
+    });
+    await h.waitForReady('Project', 'held');
+    await h.delete('Connection', 'holder');
+    await expectHealth('Connection', 'holder', notReady('DeletionWaiting', 'Progressing'));
+    await h.delete('Project', 'held');
+    await h.waitForDeletion('Connection', 'holder', { timeoutMs: 45_000 });
+  });
+});
+
+describe('Bootstrap', () => {
+  it('an instance set up before is Degraded (AlreadyBootstrapped)', async () => {
+    await h.createSecret('bootstrap-password', { password: 'sample-only-password' });
+    await h.create('Bootstrap', 'again', {
+      url: h.devserver.url,
+      email: 'admin@example.com',
+      passwordSecretRef: { name: 'bootstrap-password', key: 'password' },
+      organization: 'Again',
+      outputSecretName: 'again-admin',
+    });
+    await expectHealth('Bootstrap', 'again', synced('AlreadyBootstrapped', 'Degraded'));
+  });
+});
+
+describe('Project', () => {
+  it('Ready is Healthy; a missing Connection is Progressing', async () => {
+    await expectHealth('Project', 'shop', ready);
+    await h.create('Project', 'orphan', {
+      connectionRef: { name: 'not-yet' },
+      name: 'Orphan',
+      slug: `orphan-${suffix}`,
+    });
+    await expectHealth('Project', 'orphan', synced('ReferenceNotReady', 'Progressing'));
   });
 
-  it.each([
-    { kind: 'Bootstrap', reason: 'AlreadyBootstrapped', status: 'Degraded' },
-    { kind: 'Project', reason: 'AlreadyBootstrapped', status: 'Progressing' },
-    { kind: 'IdentityAuth', reason: 'Expired', status: 'Degraded' },
-    { kind: 'CertificateAuthority', reason: 'Expired', status: 'Degraded' },
-    { kind: 'Connection', reason: 'Expired', status: 'Progressing' },
-  ])('kind-specific terminal reason: $kind Ready=False $reason → $status', ({ kind, reason, status }) => {
-    const obj = object(kind, {
-      observed: 1,
-      conditions: [{ type: 'Ready', status: 'False', reason }, synced],
+  it('an object of the same slug it did not create is Degraded (AlreadyExists)', async () => {
+    await h.service.projects.create({
+      projectName: 'Taken',
+      slug: `taken-${suffix}`,
+      shouldCreateDefaultEnvs: false,
     });
-    expect(runHealth(kind, obj).status).toBe(status);
+    await h.create('Project', 'taken', { connectionRef, name: 'Taken', slug: `taken-${suffix}` });
+    await expectHealth('Project', 'taken', synced('AlreadyExists', 'Degraded'));
   });
 
-  it('is deleting while a deletionTimestamp is set', () => {
-    const obj = object('Project', { observed: 1, conditions: [ready, synced] }) as {
-      metadata: Record<string, Json>;
-    };
-    obj.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
-    expect(runHealth('Project', obj as unknown as Json)).toEqual({
-      status: 'Progressing',
-      message: 'Deleting: waiting for the operator to clean up',
+  it('a deletion the service blocks is Degraded while being deleted (DeletionBlocked)', async () => {
+    await h.create('Project', 'kept', {
+      connectionRef,
+      name: 'Kept',
+      slug: `kept-${suffix}`,
+      deletionPolicy: 'Delete',
+      hasDeleteProtection: true,
+      pollInterval: '10s',
     });
+    const id = (await h.waitForReady('Project', 'kept')).status?.id ?? '';
+    await h.delete('Project', 'kept');
+    await expectHealth('Project', 'kept', synced('DeletionBlocked', 'Degraded'));
+    await h.service.projects.update(id, { hasDeleteProtection: false });
+    await h.waitForDeletion('Project', 'kept', { timeoutMs: 45_000 });
+  });
+
+  it('paused is Suspended (kstatus: Current)', async () => {
+    await h.create(
+      'Project',
+      'still',
+      { connectionRef, name: 'Still', slug: `still-${suffix}` },
+      { annotations: { [ANNOTATION_PAUSED]: 'true' } },
+    );
+    await expectHealth('Project', 'still', synced('Paused', 'Suspended'));
+  });
+});
+
+describe('ProjectRole, ProjectTemplate', () => {
+  it('a ProjectRole: Ready is Healthy; a missing Project is Progressing', async () => {
+    const permissions = [{ subject: 'secrets', action: ['describeSecret'] }];
+    await h.create('ProjectRole', 'reader', {
+      connectionRef,
+      projectRef,
+      slug: 'reader',
+      name: 'Reader',
+      permissions,
+    });
+    await expectHealth('ProjectRole', 'reader', ready);
+    await h.create('ProjectRole', 'lost', {
+      connectionRef,
+      projectRef: { name: 'no-project' },
+      slug: 'lost',
+      name: 'Lost',
+      permissions,
+    });
+    await expectHealth('ProjectRole', 'lost', synced('ReferenceNotReady', 'Progressing'));
+  });
+
+  it('a ProjectTemplate through a ClusterConnection is Healthy', async () => {
+    await h.create('ProjectTemplate', `tpl-${suffix}`, {
+      connectionRef: { kind: 'ClusterConnection', name: `cc-${suffix}` },
+      name: `tpl-${suffix}`,
+      environments: [{ name: 'Development', slug: 'dev', position: 1 }],
+    });
+    await expectHealth('ProjectTemplate', `tpl-${suffix}`, ready);
+  });
+});
+
+describe('Identity, IdentityAuth, AdditionalPrivilege', () => {
+  it('an Identity: Ready is Healthy; a role the project lacks is Progressing (UnknownRole)', async () => {
+    await expectHealth('Identity', 'bot', ready);
+    await h.create('Identity', 'hopeful', {
+      connectionRef,
+      name: `hopeful-${suffix}`,
+      projectMemberships: [{ projectRef, roles: [{ role: 'no-such-role' }] }],
+    });
+    await expectHealth('Identity', 'hopeful', synced('UnknownRole', 'Progressing'));
+  });
+
+  it('an Identity naming the admin identity by id is Degraded (ProtectedObject)', async () => {
+    await h.create(
+      'Identity',
+      'admin-copy',
+      { connectionRef, name: `admin-copy-${suffix}` },
+      { annotations: { [ANNOTATION_EXTERNAL_ID]: h.admin.identityId } },
+    );
+    await expectHealth('Identity', 'admin-copy', synced('ProtectedObject', 'Degraded'));
+  });
+
+  it('an IdentityAuth: Ready is Healthy; a missing Identity is Progressing', async () => {
+    await h.create('IdentityAuth', 'bot-token', {
+      connectionRef,
+      identityRef: { name: 'bot' },
+      method: 'token',
+      accessTokenTTL: 3600,
+      accessTokenMaxTTL: 3600,
+    });
+    await expectHealth('IdentityAuth', 'bot-token', ready);
+    await h.create('IdentityAuth', 'nobody-token', {
+      connectionRef,
+      identityRef: { name: 'nobody' },
+      method: 'token',
+    });
+    await expectHealth('IdentityAuth', 'nobody-token', synced('ReferenceNotReady', 'Progressing'));
+  });
+
+  const privilege = (slug: string, extra: Record<string, unknown> = {}) => ({
+    connectionRef,
+    identityRef: { name: 'bot' },
+    projectRef,
+    slug,
+    permissions: [{ subject: 'secrets', action: 'read', conditions: { environment: 'dev' } }],
+    ...extra,
+  });
+
+  it('an AdditionalPrivilege: Ready is Healthy; an ended window is Degraded (Expired)', async () => {
+    await h.create('AdditionalPrivilege', 'extra', privilege('extra'));
+    await expectHealth('AdditionalPrivilege', 'extra', ready);
+    await h.create('AdditionalPrivilege', 'brief', privilege('brief', { temporary: { range: '3s' } }));
+    await expectHealth('AdditionalPrivilege', 'brief', notReady('Expired', 'Degraded'));
+  });
+
+  it('an AdditionalPrivilege for an identity without membership is Progressing (MembershipMissing)', async () => {
+    await h.create('Identity', 'loner', { connectionRef, name: `loner-${suffix}` });
+    await h.waitForReady('Identity', 'loner');
+    await h.create('AdditionalPrivilege', 'lonely', {
+      ...privilege('lonely'),
+      identityRef: { name: 'loner' },
+    });
+    await expectHealth('AdditionalPrivilege', 'lonely', synced('MembershipMissing', 'Progressing'));
+  });
+});
+
+describe('SecretBatch, Integration, CertificateAuthority', () => {
+  const batch = (extra: Record<string, unknown>) => ({
+    connectionRef,
+    projectRef,
+    environment: 'dev',
+    ...extra,
+  });
+
+  it('a SecretBatch waiting for its Secret is Progressing, then Healthy once it exists', async () => {
+    await h.create(
+      'SecretBatch',
+      'config',
+      batch({ secretPath: '/app', fromSecret: { name: 'app-config' } }),
+    );
+    await expectHealth('SecretBatch', 'config', synced('SecretNotFound', 'Progressing'));
+    await h.createSecret('app-config', { LOG_LEVEL: 'info' });
+    await expectHealth('SecretBatch', 'config', ready);
+  });
+
+  it('a SecretBatch whose folder does not exist is Progressing (FolderNotFound)', async () => {
+    const secrets = [{ key: 'MODE', value: 'x' }];
+    await h.create(
+      'SecretBatch',
+      'nofolder',
+      batch({ secretPath: '/missing', createFolders: false, secrets }),
+    );
+    await expectHealth('SecretBatch', 'nofolder', synced('FolderNotFound', 'Progressing'));
+  });
+
+  const integration = (app: string) => ({
+    connectionRef,
+    projectRef,
+    integration: 'aws-secret-manager',
+    environment: 'dev',
+    app,
+    region: 'eu-west-1',
+    auth: {
+      accessIdSecretRef: { name: 'aws', key: 'id' },
+      accessTokenSecretRef: { name: 'aws', key: 'secret' },
+    },
+  });
+
+  it('an Integration waiting for its credentials Secret is Progressing; one the service refuses Degraded', async () => {
+    await h.create('Integration', 'waiting', integration('waiting-app'));
+    await expectHealth('Integration', 'waiting', synced('SecretNotFound', 'Progressing'));
+    await h.createSecret('aws', { id: 'AKIA-HEALTH', secret: 'sample-only' });
+    await expectHealth('Integration', 'waiting', synced('IntegrationsDeprecated', 'Degraded'));
+  });
+
+  const ca = (commonName: string, extra: Record<string, unknown> = {}) => ({
+    connectionRef,
+    projectRef,
+    type: 'root',
+    commonName,
+    organization: 'Shop',
+    country: 'DE',
+    validity: '8760h',
+    keyAlgorithm: 'EC_prime256v1',
+    ...extra,
+  });
+
+  it('a root CA is Healthy; an intermediate waiting for a signature is Degraded (PendingCertificate)', async () => {
+    await h.create('CertificateAuthority', 'root', ca('Shop Root', { outputSecretName: 'root-ca' }));
+    await expectHealth('CertificateAuthority', 'root', ready);
+    await h.create('CertificateAuthority', 'issuing', ca('Shop Issuing', { type: 'intermediate' }));
+    await expectHealth('CertificateAuthority', 'issuing', notReady('PendingCertificate', 'Degraded'));
   });
 });

@@ -98,15 +98,16 @@ local function assess(o)
   if classOf(ready) == "terminal" then
     return "Degraded", describe(ready)
   end
-  if ready ~= nil and ready.status == "True" and meta.deletionTimestamp == nil then
-    return "Healthy", describe(ready)
-  end
   -- A Synced reason this check does not know: the operator cannot apply the spec.
   if classOf(synced) == "unknown" then
     return "Degraded", describe(synced)
   end
+  -- The last reconcile did not finish (waiting, retrying): the spec is not applied yet.
   if isFalse(synced) then
     return "Progressing", describe(synced)
+  end
+  if ready ~= nil and ready.status == "True" and meta.deletionTimestamp == nil then
+    return "Healthy", describe(ready)
   end
   if ready ~= nil then
     return "Progressing", describe(ready)
