@@ -6,7 +6,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { allReasonTables, kindReasonTables } from '../../src/controllers/reasons.ts';
+import {
+  allReasonTables,
+  kindReasonTables,
+  reasonsOfKind,
+  type KindWithReasons,
+} from '../../src/controllers/reasons.ts';
 import { kindRegistry } from '../../src/controllers/registry.ts';
 import { argocdFiles } from '../../scripts/generate/argocd.ts';
 import { reasonsDocsRegion } from '../../scripts/generate/reasons-docs.ts';
@@ -69,5 +74,34 @@ describe('declared reasons', () => {
       ?.split(`<!-- /generated:${region.name} -->`)[0];
     expect(body, 'run npm run generate').toBe(region.content);
     expect(region.content).toContain('| `Expired` | Ready | terminal | Degraded | AdditionalPrivilege |');
+  });
+
+  /** Reasons named in a page's condition table rows: | `Ready=False` | `A` / `B` | ... |. */
+  function documentedReasons(text: string): string[] {
+    const rows = text.split('\n').filter((line) => /^\| `(Ready|Synced)[^|]*` \| `/.test(line));
+    return rows.flatMap((row) =>
+      [...(row.split('|')[2] ?? '').matchAll(/`([A-Za-z]+)`/g)].map((m) => m[1] ?? ''),
+    );
+  }
+
+  it.each(kindRegistry.map((r) => [r.definition.kind, r.docPage] as const))(
+    "%s: its page's condition table names only reasons the kind can set; the page names every reason it adds",
+    (kind, docPage) => {
+      const page = readFileSync(join(root, docPage), 'utf8');
+      const documented = documentedReasons(page);
+      const declared = reasonsOfKind(kind as KindWithReasons).map((reason) => reason.name);
+      expect(documented.filter((name) => !declared.includes(name))).toEqual([]);
+      const own = Object.keys(kindReasonTables[kind as KindWithReasons].declarations);
+      expect(own.filter((name) => !page.includes(`\`${name}\``))).toEqual([]);
+    },
+  );
+
+  it("the README's troubleshooting table names only declared reasons", () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Troubleshooting'));
+    const named = [...section.matchAll(/^\| `([A-Za-z]+)` \|/gm)].map((m) => m[1] ?? '');
+    const declared = new Set(allReasonTables().flatMap((table) => Object.keys(table.declarations)));
+    expect(named.length).toBeGreaterThan(10);
+    expect(named.filter((name) => !declared.has(name))).toEqual([]);
   });
 });
