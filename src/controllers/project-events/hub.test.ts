@@ -143,6 +143,45 @@ describe('ProjectEventHub (fake events API)', () => {
     expect(enqueued).toEqual([[{ namespace: 'ns', name: 'b' }]]);
   });
 
+  it('does not enqueue a resource for the echo of its own announced write, but for the next change', async () => {
+    const events = new FakeEvents();
+    const client = { events } as unknown as ServiceClient;
+    const { hub, enqueued, stop } = rig(client);
+    stops.push(stop);
+    hub.register(resource('a'), interest(client, 'p1', 'dev:/a', ['A1', 'A2']));
+    hub.register(resource('b'), interest(client, 'p1', 'dev:/a', ['A2']));
+    hub.start(stop.signal);
+    await waitFor(() => hub.stateOf('Connection/ns/c', 'p1')?.state === 'Active', { timeoutMs: 2000 });
+    enqueued.length = 0;
+    hub.expectOwnWrite(resource('a'), ['A1', 'A2']);
+    events.send(update('dev', '/a', 'A1'));
+    events.send(update('dev', '/a', 'A2'));
+    events.send(update('dev', '/a', 'A1'));
+    await waitFor(() => enqueued.length === 2, { timeoutMs: 2000 });
+    // b shares key A2 (someone else's write for it); a's second A1 change is not its echo.
+    expect(enqueued).toEqual([[{ namespace: 'ns', name: 'b' }], [{ namespace: 'ns', name: 'a' }]]);
+    expect(hub.echoesIgnored).toBe(2);
+  });
+
+  it('expects no echo after a failed write or while no stream covers the folder', async () => {
+    const events = new FakeEvents();
+    const client = { events } as unknown as ServiceClient;
+    const { hub, enqueued, stop } = rig(client);
+    stops.push(stop);
+    hub.register(resource('a'), interest(client, 'p1', 'dev:/a', ['A1']));
+    hub.expectOwnWrite(resource('a'), ['A1']); // not started: no stream, nothing recorded
+    hub.start(stop.signal);
+    await waitFor(() => hub.stateOf('Connection/ns/c', 'p1')?.state === 'Active', { timeoutMs: 2000 });
+    enqueued.length = 0;
+    events.send(update('dev', '/a', 'A1'));
+    await waitFor(() => enqueued.length === 1, { timeoutMs: 2000 });
+    hub.expectOwnWrite(resource('a'), ['A1']);
+    hub.forgetOwnWrite(resource('a'));
+    events.send(update('dev', '/a', 'A1'));
+    await waitFor(() => enqueued.length === 2, { timeoutMs: 2000 });
+    expect(hub.echoesIgnored).toBe(0);
+  });
+
   it('reconnects after the stream ends and closes it when the last resource goes', async () => {
     const events = new FakeEvents();
     const client = { events } as unknown as ServiceClient;

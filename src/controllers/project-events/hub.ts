@@ -15,6 +15,7 @@ import type { ManagedObject } from '../../managed/external-client.ts';
 import { requestKey, type Request } from '../../runtime/reconcile.ts';
 import type { ResolvedConnection } from '../kind-controller.ts';
 import type { EventStreamState } from './outcome.ts';
+import { OwnWrites } from './own-writes.ts';
 import { registrationsFor } from './registrations.ts';
 import { ProjectStream, type StreamTiming } from './stream.ts';
 
@@ -40,6 +41,8 @@ export interface HubOptions {
 
 export interface HubTiming extends StreamTiming {
   readonly pruneIntervalMs: number;
+  /** How long an announced own write waits for its echo before any change counts as foreign. */
+  readonly ownWriteTtlMs: number;
 }
 
 export const defaultHubTiming: HubTiming = {
@@ -50,6 +53,7 @@ export const defaultHubTiming: HubTiming = {
   tooManyRetryMs: 60_000,
   debounceMs: 200,
   pruneIntervalMs: 30_000,
+  ownWriteTtlMs: 30_000,
 };
 
 interface Member {
@@ -92,11 +96,14 @@ export class ProjectEventHub {
   private readonly members = new Map<string, Member>();
   private readonly streams = new Map<string, ProjectStream>();
   private readonly streamKeys = new Map<string, string>();
+  private readonly ownWrites: OwnWrites;
   private signal: AbortSignal | undefined;
+  private echoes = 0;
 
   constructor(options: HubOptions) {
     this.options = options;
     this.timing = { ...defaultHubTiming, ...options.timing };
+    this.ownWrites = new OwnWrites(this.timing.ownWriteTtlMs);
   }
 
   /** Records (or updates) what `obj` watches; opens or adjusts its stream. */
@@ -132,7 +139,33 @@ export class ProjectEventHub {
     const member = this.members.get(key);
     if (!member) return;
     this.members.delete(key);
+    this.ownWrites.forget(key);
     this.refresh(member.streamKey);
+  }
+
+  /**
+   * Announces that registered resource `obj` is about to write (or delete) `keys` of its
+   * folder: their echo on the stream will not enqueue it. Nothing is recorded unless the
+   * resource's stream is open and delivers that folder's events (no echo could come otherwise).
+   * Call `forgetOwnWrite` when the write fails.
+   */
+  expectOwnWrite(obj: { metadata: { namespace?: string; name: string } }, keys: readonly string[]): void {
+    const key = requestKey({ namespace: obj.metadata.namespace, name: obj.metadata.name });
+    const member = this.members.get(key);
+    const epoch = member && this.streams.get(member.streamKey)?.coveringEpoch(member);
+    if (!member || epoch === undefined || keys.length === 0) return;
+    const write = { environment: member.environment, secretPath: member.secretPath, secretKeys: [...keys] };
+    this.ownWrites.expect(key, epoch, write);
+  }
+
+  /** Withdraws what `expectOwnWrite` announced for `obj` (the write failed). */
+  forgetOwnWrite(obj: { metadata: { namespace?: string; name: string } }): void {
+    this.ownWrites.forget(requestKey({ namespace: obj.metadata.namespace, name: obj.metadata.name }));
+  }
+
+  /** Changes recognised as the echo of a resource's own write (and so not enqueued) so far. */
+  get echoesIgnored(): number {
+    return this.echoes;
   }
 
   /** The state of the stream serving (connection, project); undefined before `start`. */
@@ -198,6 +231,18 @@ export class ProjectEventHub {
     this.options.enqueue(this.membersOf(streamKey).map((m) => m.request));
   }
 
+  /** Enqueues the members of `streamKey` that `changes` concern, unless it is their own write's echo. */
+  private changed(streamKey: string, epoch: number, changes: readonly SecretChange[]): void {
+    const hit: Request[] = [];
+    for (const member of this.membersOf(streamKey)) {
+      const mine = changes.filter((c) => concerns(member, c));
+      if (mine.length === 0) continue;
+      if (this.ownWrites.consume(requestKey(member.request), epoch, mine)) this.echoes += 1;
+      else hit.push(member.request);
+    }
+    if (hit.length > 0) this.options.enqueue(hit);
+  }
+
   private ensureStream(streamKey: string, projectId: string): ProjectStream {
     const existing = this.streams.get(streamKey);
     if (existing) return existing;
@@ -211,10 +256,7 @@ export class ProjectEventHub {
           if (!first) throw new Error('cannot open a project event stream: no resource uses it');
           return (await this.options.connectionFor(first.obj)).client;
         },
-        changed: (changes) => {
-          const hit = this.membersOf(streamKey).filter((m) => changes.some((c) => concerns(m, c)));
-          if (hit.length > 0) this.options.enqueue(hit.map((m) => m.request));
-        },
+        changed: (changes) => this.changed(streamKey, stream.epoch, changes),
         opened: () => this.enqueueAll(streamKey),
         stateChanged: (state) => {
           if (state.state === 'Unavailable') this.enqueueAll(streamKey);

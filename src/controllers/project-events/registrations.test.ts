@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   commonAncestor,
+  covers,
   MAX_REGISTRATIONS,
   registrationKey,
   registrationsFor,
@@ -66,5 +67,18 @@ describe('registrationsFor', () => {
     const two = registrationsFor([scope('prod', '/b'), scope('dev', '/a')]);
     expect(registrationKey(one)).toBe(registrationKey(two));
     expect(registrationKey(one)).not.toBe(registrationKey(registrationsFor([scope('dev', '/a')])));
+  });
+});
+
+describe('covers', () => {
+  it.each([
+    ['the whole project', registrationsFor([{ environment: 'dev', secretPath: '/x' }], 0), true],
+    ['the exact folder', registrationsFor([{ environment: 'dev', secretPath: '/a/b' }]), true],
+    ['an ancestor', registrationsFor([{ environment: 'dev', secretPath: '/a' }]), true],
+    ['another environment', registrationsFor([{ environment: 'prod', secretPath: '/' }]), false],
+    ['a sibling folder', registrationsFor([{ environment: 'dev', secretPath: '/c' }]), false],
+    ['only updates', [{ event: 'secret:update' as const }], false],
+  ])('%s', (_reason, registrations, expected) => {
+    expect(covers(registrations, { environment: 'dev', secretPath: '/a/b' })).toBe(expected);
   });
 });

@@ -88,3 +88,20 @@ export function registrationKey(registrations: readonly Registration[]): string 
     registrations.map((r) => [r.event, r.conditions?.environmentSlug ?? '', r.conditions?.secretPath ?? '']),
   );
 }
+
+/**
+ * Whether a stream opened with `registrations` delivers every secret event of `scope`: each
+ * watched kind registered for the whole project, or for its environment with a path the
+ * folder's path starts with (the service's prefix match, facts §A22 variant C).
+ */
+export function covers(registrations: readonly Registration[], scope: EventScope): boolean {
+  return SECRET_EVENTS.every((event) =>
+    registrations.some(
+      (r) =>
+        r.event === event &&
+        (r.conditions === undefined ||
+          (r.conditions.environmentSlug === scope.environment &&
+            scope.secretPath.startsWith(r.conditions.secretPath ?? '/'))),
+    ),
+  );
+}

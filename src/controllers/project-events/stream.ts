@@ -16,7 +16,13 @@ import {
   type Outcome,
   type RetryTiming,
 } from './outcome.ts';
-import { registrationKey, SECRET_EVENTS, type Registration } from './registrations.ts';
+import {
+  covers,
+  registrationKey,
+  SECRET_EVENTS,
+  type EventScope,
+  type Registration,
+} from './registrations.ts';
 
 /** Timing of a stream (all in ms). */
 export interface StreamTiming extends RetryTiming {
@@ -79,6 +85,10 @@ export class ProjectStream {
   private debounce: NodeJS.Timeout | undefined;
   private running = false;
   private stateNow: EventStreamState = { state: 'Connecting' };
+  /** Counts the subscriptions opened; a change of epoch means events may have been missed. */
+  private epochNow = 0;
+  /** The registrations of the subscription open now (undefined while none is). */
+  private openRegistrations: readonly Registration[] | undefined;
 
   constructor(projectId: string, hooks: StreamHooks, timing: StreamTiming, log: Logger) {
     this.projectId = projectId;
@@ -89,6 +99,20 @@ export class ProjectStream {
 
   get state(): EventStreamState {
     return this.stateNow;
+  }
+
+  /** Identifies the subscription open now (or the last one): increases on every open. */
+  get epoch(): number {
+    return this.epochNow;
+  }
+
+  /**
+   * The epoch of the open subscription when it delivers every secret event of `scope`, else
+   * undefined (no subscription open, or one registered for other folders).
+   */
+  coveringEpoch(scope: EventScope): number | undefined {
+    const open = this.openRegistrations;
+    return open && this.stateNow.state === 'Active' && covers(open, scope) ? this.epochNow : undefined;
   }
 
   /** Starts the connect loop (once); it ends when `signal` aborts or on `close()`. */
@@ -162,6 +186,8 @@ export class ProjectStream {
         { projectId: this.projectId, registrations: register.length },
         'project event stream open',
       );
+      this.epochNow += 1;
+      this.openRegistrations = register;
       this.setState({ state: 'Active' });
       this.hooks.opened();
       for await (const frame of subscription) {
@@ -171,6 +197,8 @@ export class ProjectStream {
       return closedByService;
     } catch (error) {
       return outcomeOf(error, this.timing);
+    } finally {
+      this.openRegistrations = undefined;
     }
   }
 

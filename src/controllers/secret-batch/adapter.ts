@@ -6,7 +6,8 @@
  *   once an external id is recorded; up to date when no key differs (after normalisation);
  *   registers the resource with the project event hub (instant updates);
  * - create / update: `syncBatch` (folders, one batch update, one batch delete), reusing what
- *   observe just read instead of listing again;
+ *   observe just read instead of listing again, and announcing the keys to the hub first so the
+ *   write's own echo on the event stream does not wake the batch to read its folder again;
  * - delete: one list, then one batch delete of the owned keys that still exist;
  * - findByNaturalKey: the external id is the natural key, so it is always the one match;
  * - idBeforeCreate: that id, so it is recorded with the finalizer before the first write (writing
@@ -149,7 +150,13 @@ function batchClient(deps: Deps, connection: ResolvedConnection): Client {
     const scope = scopeOf(obj, ctx.references.projectId);
     const seen = await takeSnapshot(deps, client, obj, ctx);
     const events = deps.hub?.stateOf(connection.key, scope.projectId);
-    const context = { signal: ctx.signal, now: deps.services.now(), extra: events ? { events } : {} };
+    const hub = deps.hub;
+    const notice = hub && {
+      expect: (keys: readonly string[]) => hub.expectOwnWrite(obj, keys),
+      forget: () => hub.forgetOwnWrite(obj),
+    };
+    const extra = events ? { events } : {};
+    const context = { signal: ctx.signal, now: deps.services.now(), extra, notice };
     return { id: externalIdOf(scope), status: await syncBatch({ client, obj, scope }, seen, context) };
   };
   return {

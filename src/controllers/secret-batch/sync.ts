@@ -35,6 +35,23 @@ export interface Snapshot {
   readonly desired: readonly DesiredSecret[];
 }
 
+/**
+ * Told of a write before it is sent (the keys it writes, renames or deletes), and again when it
+ * failed: the project event hub then takes the write's echo for what it is (see `OwnWrites`).
+ */
+export interface OwnWriteNotice {
+  expect(keys: readonly string[]): void;
+  forget(): void;
+}
+
+/** Every key a plan's writes touch: written, renamed from and to, and deleted. */
+export function keysWritten(plan: Plan): string[] {
+  const written = plan.writes.flatMap((w) =>
+    w.newSecretName ? [w.secretKey, w.newSecretName] : [w.secretKey],
+  );
+  return [...written, ...plan.deletes];
+}
+
 /** The plan input for `obj` against `current`. */
 export function planInput(
   obj: ManagedObject<SecretBatchSpec>,
@@ -85,7 +102,7 @@ async function write(
   client: ServiceClient,
   scope: BatchScope,
   plan: Plan,
-  options: { mode: 'upsert' | 'failOnNotFound'; signal: AbortSignal },
+  options: { mode: 'upsert' | 'failOnNotFound'; signal: AbortSignal; notice?: OwnWriteNotice | undefined },
 ): Promise<Secret[]> {
   const where = {
     workspaceId: scope.projectId,
@@ -93,6 +110,8 @@ async function write(
     secretPath: scope.secretPath,
   };
   let written: Secret[] = [];
+  const keys = keysWritten(plan);
+  if (keys.length > 0) options.notice?.expect(keys);
   try {
     if (plan.writes.length > 0) {
       const body = { ...where, mode: options.mode, secrets: [...plan.writes] };
@@ -103,6 +122,7 @@ async function write(
       await client.secrets.batchDelete({ ...where, secrets }, { signal: options.signal });
     }
   } catch (error) {
+    options.notice?.forget();
     if (!(error instanceof ApprovalRequiredError)) throw error;
     throw new TerminalError(
       secretBatchReasons.names.ApprovalRequired,
@@ -132,14 +152,20 @@ async function folderContents(
 export async function syncBatch(
   target: SyncTarget,
   snapshot: Snapshot,
-  context: { signal: AbortSignal; now: Date; extra: Partial<SecretBatchStatusFields> },
+  context: {
+    signal: AbortSignal;
+    now: Date;
+    extra: Partial<SecretBatchStatusFields>;
+    notice?: OwnWriteNotice | undefined;
+  },
 ): Promise<SecretBatchStatusFields> {
   const { client, obj, scope } = target;
   const current = await folderContents(target, snapshot, context.signal);
   const input = planInput(obj, snapshot.desired, current);
   const plan = planBatch(input);
   if (plan.missing.length > 0) throw missingError(scope, plan.missing);
-  const written = await write(client, scope, plan, { mode: obj.spec.mode, signal: context.signal });
+  const options = { mode: obj.spec.mode, signal: context.signal, notice: context.notice };
+  const written = await write(client, scope, plan, options);
   const wrote = plan.writes.length > 0 || plan.deletes.length > 0;
   return statusFields(obj, ownedAfter(input, written), {
     driftCorrections: driftCorrectionsOf(obj) + plan.drifted.length,
