@@ -124,6 +124,8 @@ describe('createDirectReconciler', () => {
     await expect(reconcile(request, context)).rejects.toMatchObject({ errorClass: 'transient' });
     expect(conditions(store.peek(request))).toEqual({
       Ready: 'True/Available/1',
+      // kstatus: the failure is retried, the spec is not applied yet.
+      Reconciling: 'True/ServiceUnavailable/1',
       Synced: 'False/ServiceUnavailable/1',
     });
     expect(events.list()).toEqual([expect.objectContaining({ type: 'Warning', count: 1 })]);
