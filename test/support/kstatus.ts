@@ -7,6 +7,9 @@
  * 2. `status.observedGeneration` present and ≠ `metadata.generation` → InProgress;
  * 3. the first condition `Reconciling=True` → InProgress, or `Stalled=True` → Failed (list order);
  * 4. otherwise → Current. kstatus does not read `Ready` on custom resources.
+ *
+ * Read from kubernetes-sigs/cli-utils: pkg/kstatus/status/generic.go (commit 321951179c8f) and
+ * status.go (`Compute`, commit 29e5e20eff05).
  */
 
 export type KstatusStatus = 'InProgress' | 'Failed' | 'Current' | 'Terminating';
