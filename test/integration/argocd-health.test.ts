@@ -163,6 +163,26 @@ describe('Connection and ClusterConnection', () => {
     );
   });
 
+  it('a resource in a namespace its ClusterConnection stops admitting is Degraded (NamespaceNotAllowed)', async () => {
+    await h.create('ClusterConnection', `cc-narrow-${suffix}`, {
+      url: h.devserver.url,
+      auth: tokenAuth(HARNESS_TOKEN_SECRET, h.namespace),
+      allowedNamespaces: { names: [h.namespace] },
+    });
+    await h.waitForReady('ClusterConnection', `cc-narrow-${suffix}`);
+    await h.create('Project', 'admitted', {
+      connectionRef: { kind: 'ClusterConnection', name: `cc-narrow-${suffix}` },
+      name: 'Admitted',
+      slug: `admitted-${suffix}`,
+    });
+    await expectHealth('Project', 'admitted', ready);
+    await h.patch('ClusterConnection', `cc-narrow-${suffix}`, {
+      spec: { allowedNamespaces: { names: ['elsewhere'] } },
+    });
+    await h.requestReconcile('Project', 'admitted');
+    await expectHealth('Project', 'admitted', synced('NamespaceNotAllowed', 'Degraded'));
+  });
+
   it('a Connection deleted while a resource uses it waits for it (Progressing, kstatus Terminating)', async () => {
     await h.create('Connection', 'holder', { url: h.devserver.url, auth: tokenAuth(HARNESS_TOKEN_SECRET) });
     await h.waitForReady('Connection', 'holder');
