@@ -11,8 +11,8 @@ import { cacheReader, customObjectPatcher } from '../managed/kube-objects.ts';
 import { createManagedReconciler } from '../managed/reconciler.ts';
 import type { Controller } from '../runtime/controller.ts';
 import { ignoreStatusOnlyUpdates } from '../runtime/event-sources.ts';
-import { queueEvents } from '../runtime/event-queue.ts';
-import { createEventRecorder, kubeEventsApi, type EventRecorder } from '../runtime/events.ts';
+import type { EventRecorder } from '../runtime/events.ts';
+import { operatorEvents } from './event-policy.ts';
 import type { Manager } from '../runtime/manager.ts';
 import type { Reconciler } from '../runtime/reconcile.ts';
 import { connectionDependents, watchConnectionDependents } from './direct-dependents.ts';
@@ -160,14 +160,13 @@ export function assembleOperator(options: AssembleOptions): AssembledOperator {
     ...(options.clientCloseDelayMs === undefined ? {} : { clientCloseDelayMs: options.clientCloseDelayMs }),
   });
   // Reconciles do not wait for their events to be stored (see event-queue.ts).
-  const events = queueEvents(
-    createEventRecorder({
-      api: kubeEventsApi(manager.kubeConfig),
-      component: options.eventComponent ?? 'coffer',
-      log: manager.log,
-    }),
-    { onDropped: manager.metrics.eventDropped, log: manager.log },
-  );
+  const events = operatorEvents({
+    kubeConfig: manager.kubeConfig,
+    component: options.eventComponent ?? 'coffer',
+    log: manager.log,
+    onDropped: manager.metrics.eventDropped,
+    onSkipped: manager.metrics.eventSkipped,
+  });
   const wiring: Wiring = { options, informers, services, events, controllers, managed: [] };
   const direct = options.directKinds.map((kind) => addDirectKind(wiring, kind));
   wiring.managed.push(...options.kinds.map((kind) => addManagedKind(wiring, kind)));

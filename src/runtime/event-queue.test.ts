@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { EventCorrelator } from './event-correlator.ts';
 import { queueEvents } from './event-queue.ts';
 import type { EventInput, EventRecorder } from './events.ts';
 import type { KubeObject } from './object-meta.ts';
@@ -125,5 +126,28 @@ describe('queueEvents', () => {
     await queue.flush();
     expect(inner.written).toEqual([{ uid: 'a', reason: 'Fine' }]);
     expect(queue.pending).toBe(0);
+  });
+});
+
+describe('queueEvents with a correlator', () => {
+  it('skips what the correlator skips before it is queued, and counts it by reason', async () => {
+    const inner = new GatedRecorder();
+    inner.release();
+    const skipped: string[] = [];
+    const correlator = new EventCorrelator({
+      routine: (event) => event.reason === 'CreatedExternal',
+      routineBurst: 2,
+      routineQps: 0.001,
+    });
+    const queue = queueEvents(inner, { correlator, onSkipped: (reason) => skipped.push(reason) });
+    for (const uid of ['a', 'b', 'c', 'd']) await queue.record(widget(uid), normal('CreatedExternal'));
+    await queue.record(widget('d'), { type: 'Warning', reason: 'CannotCreateExternal', message: 'x' });
+    await queue.flush();
+    expect(inner.written).toEqual([
+      { uid: 'a', reason: 'CreatedExternal' },
+      { uid: 'b', reason: 'CreatedExternal' },
+      { uid: 'd', reason: 'CannotCreateExternal' },
+    ]);
+    expect(skipped).toEqual(['CreatedExternal', 'CreatedExternal']);
   });
 });

@@ -11,8 +11,12 @@
  *   logged once per burst), as client-go drops events when its queue is full: events are best
  *   effort and must not grow memory without bound while the API server is slow or away.
  * - `flush` resolves when every event recorded before the call was written or given up.
+ * - With a `correlator`, each event is first put to it (synchronously, at record time): skipped
+ *   events never enter the queue (counted through `onSkipped`), combined ones enter with their
+ *   combined message (see `EventCorrelator`).
  */
 import type { Logger } from 'pino';
+import type { EventCorrelator } from './event-correlator.ts';
 import type { EventInput, EventRecorder } from './events.ts';
 import type { KubeObject } from './object-meta.ts';
 
@@ -23,6 +27,10 @@ export interface EventQueueOptions {
   readonly maxQueued?: number;
   /** Called for every dropped event (a metric). */
   readonly onDropped?: () => void;
+  /** Decides first whether an event is written, combined or skipped (default: every event written). */
+  readonly correlator?: EventCorrelator;
+  /** Called for every event the correlator skipped, with its reason (a metric). */
+  readonly onSkipped?: (reason: string) => void;
   readonly log?: Logger;
 }
 
@@ -76,7 +84,13 @@ export function queueEvents(inner: EventRecorder, options: EventQueueOptions = {
     get pending() {
       return pending;
     },
-    record(obj, event) {
+    record(obj, original) {
+      const verdict = options.correlator?.correlate(obj, original) ?? { record: original };
+      if (!('record' in verdict)) {
+        options.onSkipped?.(original.reason);
+        return Promise.resolve();
+      }
+      const event = verdict.record;
       if (pending >= maxQueued) {
         options.onDropped?.();
         if (!dropping) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeEvents } from '../../test/support/fake-kube.ts';
-import { createEventRecorder } from './events.ts';
+import { COMBINED_PREFIX, createEventRecorder } from './events.ts';
 import type { KubeObject } from './object-meta.ts';
 
 const obj: KubeObject = {
@@ -75,6 +75,16 @@ describe('EventRecorder', () => {
     advance(1);
     await recorder.record(obj, { type: 'Normal', reason: 'A', message: 'm' });
     expect(api.list()).toEqual([{ type: 'Normal', reason: 'A', message: 'm', count: 1 }]);
+  });
+
+  it('folds every combined event of one (object, type, reason) into one Event with the latest message', async () => {
+    const { api, recorder, advance } = setup();
+    await recorder.record(obj, { type: 'Warning', reason: 'A', message: `${COMBINED_PREFIX}attempt 9` });
+    advance(1_000);
+    await recorder.record(obj, { type: 'Warning', reason: 'A', message: `${COMBINED_PREFIX}attempt 10` });
+    expect(api.list()).toEqual([
+      { type: 'Warning', reason: 'A', message: `${COMBINED_PREFIX}attempt 10`, count: 2 },
+    ]);
   });
 
   it('never throws when the API server refuses the event', async () => {

@@ -69,6 +69,13 @@ export interface EventRecorderOptions {
   readonly log?: Logger;
 }
 
+/**
+ * The prefix of a message combined from similar events (client-go's wording; see
+ * `EventCorrelator`): every combined event of one (object, type, reason) folds into one Event,
+ * whose message becomes the latest one.
+ */
+export const COMBINED_PREFIX = '(combined from similar events): ';
+
 /** Kubernetes limits event messages to 1 KiB in practice (`kubectl` truncates the rest). */
 const maxMessageLength = 1024;
 
@@ -87,11 +94,12 @@ interface EventPlacement {
   readonly instance: string;
 }
 
+function capped(message: string): string {
+  return message.length > maxMessageLength ? `${message.slice(0, maxMessageLength - 3)}...` : message;
+}
+
 function eventBody(obj: KubeObject, event: EventInput, at: EventPlacement): CoreV1Event {
-  const message =
-    event.message.length > maxMessageLength
-      ? `${event.message.slice(0, maxMessageLength - 3)}...`
-      : event.message;
+  const message = capped(event.message);
   return {
     metadata: { name: at.name, namespace: at.namespace },
     involvedObject: {
@@ -133,9 +141,13 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
     }
   }
 
-  async function increment(entry: Seen, time: Date): Promise<boolean> {
+  async function increment(entry: Seen, time: Date, message: string | undefined): Promise<boolean> {
     try {
-      const body = { count: entry.count + 1, lastTimestamp: time.toISOString() };
+      const body = {
+        count: entry.count + 1,
+        lastTimestamp: time.toISOString(),
+        ...(message === undefined ? {} : { message: capped(message) }),
+      };
       await options.api.mergePatch(entry.namespace, entry.name, body);
       entry.count += 1;
       entry.lastSeen = time.getTime();
@@ -159,12 +171,13 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
   return {
     async record(obj, event) {
       const time = now();
-      const key = [obj.metadata?.uid ?? obj.metadata?.name, event.type, event.reason, event.message].join(
-        '\u0000',
-      );
+      const combined = event.message.startsWith(COMBINED_PREFIX);
+      const message = combined ? COMBINED_PREFIX : event.message;
+      const key = [obj.metadata?.uid ?? obj.metadata?.name, event.type, event.reason, message].join('\u0000');
       const previous = seen.get(key);
       try {
-        if (previous && time.getTime() - previous.lastSeen < windowMs && (await increment(previous, time))) {
+        const fresh = previous && time.getTime() - previous.lastSeen < windowMs;
+        if (fresh && (await increment(previous, time, combined ? event.message : undefined))) {
           remember(key, previous);
           return;
         }

@@ -16,6 +16,7 @@
  * | coffer_service_request_duration_seconds       | histogram | operation                   |
  * | coffer_leader_election_status                 | gauge     | name                        |
  * | coffer_events_dropped_total                   | counter   |                             |
+ * | coffer_events_skipped_total                   | counter   | reason                      |
  *
  * `result` is `success`, `requeue_after`, or the error class (`terminal`, `waiting`,
  * `rate_limited`, `conflict`, `transient`). `status` is the HTTP status, or `error` when no
@@ -45,6 +46,22 @@ export interface OperatorMetricsOptions {
 const durationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const waitBuckets = [0.001, 0.01, 0.1, 0.5, 1, 5, 10, 30, 60, 300];
 
+/** The two counters of Kubernetes events not written: dropped (queue full) and skipped (correlation). */
+function eventCounters(registers: Registry[]): [Counter, Counter<'reason'>] {
+  const dropped = new Counter({
+    name: 'coffer_events_dropped_total',
+    help: 'Kubernetes events dropped because too many were waiting to be written.',
+    registers,
+  });
+  const skipped = new Counter({
+    name: 'coffer_events_skipped_total',
+    help: 'Routine or repeated Kubernetes events not written (event correlation), by event reason.',
+    labelNames: ['reason'],
+    registers,
+  });
+  return [dropped, skipped];
+}
+
 export class OperatorMetrics {
   readonly registry = new Registry();
   private readonly reconciles: Counter<'controller' | 'kind' | 'result'>;
@@ -59,6 +76,7 @@ export class OperatorMetrics {
   private readonly serviceDuration: Histogram<'operation'>;
   private readonly leader: Gauge<'name'>;
   private readonly eventsDropped: Counter;
+  private readonly eventsSkipped: Counter<'reason'>;
 
   constructor(options: OperatorMetricsOptions = {}) {
     const registers = [this.registry];
@@ -131,11 +149,7 @@ export class OperatorMetrics {
       labelNames: ['name'],
       registers,
     });
-    this.eventsDropped = new Counter({
-      name: 'coffer_events_dropped_total',
-      help: 'Kubernetes events dropped because too many were waiting to be written.',
-      registers,
-    });
+    [this.eventsDropped, this.eventsSkipped] = eventCounters(registers);
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 
@@ -185,6 +199,11 @@ export class OperatorMetrics {
   /** Counts one Kubernetes event dropped by the event queue. */
   readonly eventDropped = (): void => {
     this.eventsDropped.inc();
+  };
+
+  /** Counts one Kubernetes event the event correlator skipped. */
+  readonly eventSkipped = (reason: string): void => {
+    this.eventsSkipped.inc({ reason });
   };
 
   /** The exposition text (Prometheus text format). */
