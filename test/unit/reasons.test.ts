@@ -104,4 +104,14 @@ describe('declared reasons', () => {
     expect(named.length).toBeGreaterThan(10);
     expect(named.filter((name) => !declared.has(name))).toEqual([]);
   });
+
+  it("a kind's folder emits only its own reasons and the generic ones (imports no other kind's reasons.ts)", () => {
+    const foreign = sourceFiles('src/controllers').flatMap((path) => {
+      const [folder, file] = path.split('/src/controllers/')[1]?.split('/') ?? [];
+      if (file === undefined) return [];
+      const siblings = [...readFileSync(path, 'utf8').matchAll(/from '\.\.\/([a-z-]+)\/reasons\.ts'/g)];
+      return siblings.filter((m) => m[1] !== folder).map((m) => `${path}: ${m[0]}`);
+    });
+    expect(foreign).toEqual([]);
+  });
 });
