@@ -43,8 +43,8 @@ function commandLine(pid: number): string {
   }
 }
 
-/** CPU seconds so far of this process ("benchmark") and of each role among its descendants. */
-export function cpuSnapshot(): CpuSeconds {
+/** The processes descending from this one, with the role their command line shows. */
+function ownProcesses(): { pid: number; role: string; stat: ProcStat }[] {
   const stats = new Map<number, ProcStat>();
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
@@ -59,15 +59,47 @@ export function cpuSnapshot(): CpuSeconds {
     }
     return false;
   };
-  const usage = process.cpuUsage();
-  const seconds: CpuSeconds = { benchmark: (usage.user + usage.system) / 1e6 };
+  const found: { pid: number; role: string; stat: ProcStat }[] = [];
   for (const [pid, stat] of stats) {
     if (!descends(pid)) continue;
     const cmd = commandLine(pid);
     const role = roles.find(([, pattern]) => pattern.test(cmd))?.[0];
-    if (role) seconds[role] = (seconds[role] ?? 0) + stat.cpuTicks / ticksPerSecond;
+    if (role) found.push({ pid, role, stat });
   }
+  return found;
+}
+
+/** CPU seconds used so far by each role's processes (and by the benchmark itself). */
+export function cpuSnapshot(): CpuSeconds {
+  const usage = process.cpuUsage();
+  const seconds: CpuSeconds = { benchmark: (usage.user + usage.system) / 1e6 };
+  for (const { role, stat } of ownProcesses())
+    seconds[role] = (seconds[role] ?? 0) + stat.cpuTicks / ticksPerSecond;
   return seconds;
+}
+
+/** The process ids of `role` (e.g. `operator`) among this process's descendants. */
+export function pidsOf(role: string): number[] {
+  return ownProcesses()
+    .filter((p) => p.role === role)
+    .map((p) => p.pid);
+}
+
+/**
+ * Peak resident set size in bytes (`VmHWM` of /proc/<pid>/status) of the largest process of
+ * `role`: the process's high-water mark since it started, so no peak between samples is missed.
+ */
+export function peakRssBytes(role: string): number {
+  let peak = 0;
+  for (const pid of pidsOf(role)) {
+    try {
+      const kib = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+      peak = Math.max(peak, Number(kib ?? 0) * 1024);
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return peak;
 }
 
 /** "kube-apiserver 80.1 s (45%), ..." for the CPU used between two snapshots over `wallMs`. */

@@ -7,16 +7,11 @@
  *
  *   npm run bench:floor -- [--n 10000] [--workers 16] [--concurrency 32] [--batch-projects 8]
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { parseCommandLine } from '../command-line.ts';
-import { apiServerRequests, requestsText } from './apiserver-requests.ts';
-import { cpuSnapshot, cpuText } from './cpu.ts';
-import { printTable, waitAllReady } from './operator-measure.ts';
-import { applyWorkload, operatorKubeconfig, startBenchEnv, workloadFor } from './operator-setup.ts';
+import { runFloor } from './floor-run.ts';
+import { printTable } from './operator-measure.ts';
+import { startBenchEnv, workloadFor } from './operator-setup.ts';
 
 const usage = `usage: npm run bench:floor -- [--n 10000] [--workers 16] [--concurrency 32] [--batch-projects 8]
 
@@ -41,56 +36,27 @@ const row = (label: string, value: string) => {
   log(`  ${label}: ${value}`);
 };
 
-/** Starts the floor controller as a child process; resolves once its informers have synced. */
-async function startFloorController(kubeconfigPath: string, namespace: string) {
-  const script = join(import.meta.dirname, 'floor-controller.ts');
-  const child = spawn(
-    process.execPath,
-    [script, `--kubeconfig=${kubeconfigPath}`, `--namespace=${namespace}`, `--workers=${values.workers}`],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const lines = createInterface({ input: child.stdout });
-  for await (const line of lines) if (line === 'synced') break;
-  return child;
-}
-
 async function main(): Promise<void> {
   const env = await startBenchEnv(log);
-  const children: ReturnType<typeof spawn>[] = [];
   try {
     const namespace = await env.plane.createNamespace('bench');
-    const controller = await startFloorController(
-      await operatorKubeconfig(env, 'service-account'),
-      namespace,
-    );
-    children.push(controller);
     const w = workloadFor(n, Number(values['batch-projects']));
-    const before = { at: Date.now(), cpu: cpuSnapshot(), requests: await apiServerRequests(env.kc) };
-    await applyWorkload({ env, namespace }, w, { prefix: 'bench-', concurrency: Number(values.concurrency) });
-    row('apply (create calls) took', `${((Date.now() - before.at) / 1000).toFixed(1)} s`);
-    const expected = { projects: w.projects, identities: w.identities, secretbatches: w.batches };
-    const readyMs = await waitAllReady(env, namespace, expected, {
-      since: before.at,
-      timeoutMs: 3_600_000,
-      intervalMs: 1_000,
+    const floor = await runFloor(env, namespace, w, {
+      workers: Number(values.workers),
+      concurrency: Number(values.concurrency),
+      prefix: 'bench-',
       log,
     });
-    row('apply → all Ready (finalizer + status only)', `${(readyMs / 1000).toFixed(1)} s`);
-    row('CPU from apply to all Ready (share of one core)', cpuText(before.cpu, cpuSnapshot(), readyMs));
-    row(
-      'kube-apiserver requests from apply to all Ready',
-      requestsText(before.requests, await apiServerRequests(env.kc)),
-    );
+    row('apply (create calls) took', `${(floor.applyMs / 1000).toFixed(1)} s`);
+    row('apply → all Ready (finalizer + status only)', `${(floor.readyMs / 1000).toFixed(1)} s`);
+    row('CPU from apply to all Ready (share of one core)', floor.cpu);
+    row('kube-apiserver requests from apply to all Ready', floor.requests);
     printTable(
       `kube-apiserver floor: N=${n} (${w.projects} Projects, ${w.identities} Identities, ${w.batches} SecretBatches), ` +
         `${values.workers} workers, two writes per resource`,
       rows,
     );
   } finally {
-    for (const child of children) {
-      child.kill('SIGTERM');
-      if (child.exitCode === null) await once(child, 'exit');
-    }
     await env.stop();
   }
 }

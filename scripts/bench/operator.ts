@@ -13,6 +13,15 @@
  *                    [--workers 4] [--concurrency 32] [--budget-batches 20] [--budget-rpm 100]
  *                    [--batch-projects 8] [--apiserver-arg=--profiling=true ...] [--converge-only]
  *                    [--operator-after-apply] [--operator-identity service-account|admin-certificate]
+ *                    [--scenario mixed|push] [--floor] [--floor-workers N] [--heap-snapshots]
+ *
+ * `--scenario push`: N SecretBatches × 10 keys (N Kubernetes Secrets pushed into the service)
+ * instead of the mixed workload; prints the operator's RSS peak, CPU and service requests by
+ * route, and stops after convergence. `--floor`: then converges the same workload in another
+ * namespace of the same control plane with `floor-controller.ts` (as `npm run bench:floor`),
+ * with as many writers as the operator has workers on the kinds involved, and prints the ratio.
+ * `--heap-snapshots`: heap snapshots of the operator at start and after convergence, summarised
+ * by object type (`heap.ts`; the files stay in the run's directory).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -20,7 +29,9 @@ import { tryParseDuration } from '../../src/runtime/duration.ts';
 import { parseCommandLine } from '../command-line.ts';
 import { sumMetric, type OperatorProcess } from '../../test/support/processes.ts';
 import { apiServerRequests, requestsText } from './apiserver-requests.ts';
-import { cpuSnapshot, cpuText } from './cpu.ts';
+import { cpuSnapshot, cpuText, peakRssBytes, pidsOf } from './cpu.ts';
+import { runFloor } from './floor-run.ts';
+import { heapSnapshotNodeArgs, heapSummaryText, summariseHeapSnapshot, takeHeapSnapshot } from './heap.ts';
 import { measureBudget, measureWithoutEvents } from './operator-phases.ts';
 import {
   driftRestoreLatencies,
@@ -45,6 +56,7 @@ import {
   type BenchEnv,
   type OperatorIdentity,
   type Service,
+  type Workload,
 } from './operator-setup.ts';
 
 const naming = { prefix: 'bench-' };
@@ -54,6 +66,7 @@ const usage = `usage: npm run bench -- [--n 1000] [--steady-seconds 60] [--poll-
                         [--workers 4] [--concurrency 32] [--budget-batches 20] [--budget-rpm 100]
                         [--batch-projects 8] [--apiserver-arg=--profiling=true ...] [--converge-only]
                         [--operator-after-apply] [--operator-identity service-account|admin-certificate]
+                        [--scenario mixed|push] [--floor] [--floor-workers N] [--heap-snapshots]
 
 Operator benchmark (a real control plane, devserver and operator as separate processes; N
 resources applied at once); prints a table of the measurements.`;
@@ -89,6 +102,14 @@ const { values } = parseCommandLine(usage, () =>
       // service-account: the chart's ServiceAccount and RBAC, as deployed; admin-certificate: the
       // control plane's admin client certificate.
       'operator-identity': { type: 'string', default: 'service-account' },
+      // mixed: 80% SecretBatches, 10% Projects, 10% Identities; push: N SecretBatches (10 keys each).
+      scenario: { type: 'string', default: 'mixed' },
+      // Also converge the same workload with the floor controller, in the same invocation.
+      floor: { type: 'boolean', default: false },
+      // Writers of the floor controller (default: --workers × the kinds the workload has).
+      'floor-workers': { type: 'string' },
+      // Heap snapshots of the operator at start and after convergence, summarised by type.
+      'heap-snapshots': { type: 'boolean', default: false },
     },
   }),
 );
@@ -103,6 +124,10 @@ const operatorIdentity = ((value: string): OperatorIdentity => {
   if (value === 'service-account' || value === 'admin-certificate') return value;
   throw new Error(`--operator-identity must be service-account or admin-certificate, not ${value}`);
 })(values['operator-identity']);
+const scenario = ((value: string): 'mixed' | 'push' => {
+  if (value === 'mixed' || value === 'push') return value;
+  throw new Error(`--scenario must be mixed or push, not ${value}`);
+})(values.scenario);
 const log = (line: string) => console.log(line);
 const rows: [string, string][] = [];
 const row = (label: string, value: string) => {
@@ -122,6 +147,44 @@ async function phaseStart(env: BenchEnv, operator: OperatorProcess | undefined) 
   };
 }
 
+/** The workload of the chosen scenario. */
+function scenarioWorkload(): Workload {
+  const batchProjects = Number(values['batch-projects']);
+  if (scenario === 'mixed') return workloadFor(n, batchProjects);
+  return { projects: batchProjects, identities: 0, batches: n, keysPerBatch: 10, batchProjects };
+}
+
+/** A heap snapshot of the running operator, summarised into the log (`--heap-snapshots`). */
+async function heapSnapshot(env: BenchEnv, when: string): Promise<void> {
+  if (!values['heap-snapshots']) return;
+  const [pid] = pidsOf('operator');
+  if (pid === undefined) throw new Error('cannot take a heap snapshot: no operator process found');
+  const path = await takeHeapSnapshot(pid, env.dir);
+  log(`heap snapshot ${when}: ${path}`);
+  log(heapSummaryText(summariseHeapSnapshot(path), 25));
+}
+
+/** `--floor`: the same workload converged by the floor controller; prints it and the ratio. */
+async function floorComparison(env: BenchEnv, w: Workload, readyMs: number): Promise<void> {
+  if (!values.floor) return;
+  const kinds = [w.projects, w.identities, w.batches].filter((count) => count > 0).length;
+  const writers = Number(values['floor-workers'] ?? workers * kinds);
+  const namespace = await env.plane.createNamespace('bench-floor');
+  log(`floor: the same workload in ${namespace}, ${writers} writers`);
+  const floor = await runFloor(env, namespace, w, {
+    workers: writers,
+    concurrency: Number(values.concurrency),
+    prefix: 'floor-',
+    log,
+  });
+  row(
+    `floor: apply → all Ready (${writers} writers, finalizer + status only)`,
+    `${(floor.readyMs / 1000).toFixed(1)} s`,
+  );
+  row('floor: CPU from apply to all Ready', floor.cpu);
+  row('operator / floor (apply → all Ready)', `${(readyMs / floor.readyMs).toFixed(2)} (target ≤ 1.1)`);
+}
+
 /**
  * Applies the workload and waits until all of it is Ready. With `afterApply` the operator is
  * started only once everything is applied, and the time is measured from its start: what the
@@ -133,7 +196,7 @@ async function converge(
   operatorFor: () => Promise<OperatorProcess>,
   afterApply: boolean,
 ) {
-  const w = workloadFor(n, Number(values['batch-projects']));
+  const w = scenarioWorkload();
   log(
     `applying ${n} resources: ${w.batches} SecretBatches (${w.keysPerBatch} keys) in ${w.batchProjects} of ` +
       `${w.projects} Projects, ${w.identities} Identities`,
@@ -175,7 +238,13 @@ async function converge(
     'service calls per resource',
     `${(stats.requests.total / n).toFixed(2)} (${stats.requests.total} calls, ${stats.writes.total} writes)`,
   );
-  return { w, operator };
+  row('operator RSS peak (VmHWM) so far', mib(peakRssBytes('operator')));
+  if (scenario === 'push') {
+    const routes = Object.entries(stats.requests.byRoute).sort((a, b) => b[1] - a[1]);
+    for (const [route, count] of routes)
+      row(`  service ${route}`, `${count} (${(count / Math.max(1, w.batches)).toFixed(2)} per SecretBatch)`);
+  }
+  return { w, operator, readyMs };
 }
 
 async function steadyState(service: Service, operator: OperatorProcess): Promise<void> {
@@ -252,7 +321,10 @@ async function main(): Promise<void> {
         pollInterval,
         workers,
         entry,
-        nodeArgs: values['node-options'].split(' ').filter(Boolean),
+        nodeArgs: [
+          ...values['node-options'].split(' ').filter(Boolean),
+          ...(values['heap-snapshots'] ? heapSnapshotNodeArgs(env.dir) : []),
+        ],
         kubeconfigPath,
       });
       processes.push(started);
@@ -264,12 +336,16 @@ async function main(): Promise<void> {
           : 'operator RSS / heap used at start (no resources)',
         `${mib(sumMetric(idle, 'process_resident_memory_bytes'))} / ${mib(sumMetric(idle, 'nodejs_heap_size_used_bytes'))}`,
       );
+      await heapSnapshot(env, 'at start');
       return started;
     };
     await createConnection({ env, namespace: ns }, service);
-    const { w, operator } = await converge({ env, namespace: ns }, service, operatorFor, afterApply);
-    if (values['converge-only']) {
-      printTable(`coffer operator benchmark: N=${n}, ${workers} workers per kind (convergence only)`, rows);
+    const { w, operator, readyMs } = await converge({ env, namespace: ns }, service, operatorFor, afterApply);
+    await heapSnapshot(env, 'after convergence');
+    await floorComparison(env, w, readyMs);
+    if (values['converge-only'] || scenario === 'push') {
+      const title = `coffer operator benchmark: N=${n} (${scenario}), ${workers} workers per kind (convergence only)`;
+      printTable(title, rows);
       return;
     }
     await steadyState(service, operator);
