@@ -60,6 +60,11 @@ export interface KindRegistration {
   readonly rbac: readonly RbacNeed[];
   /** The kind's sample, relative to the repository root (`config/samples/<kind>.yaml`). */
   readonly sample: string;
+  /**
+   * Why `config/samples/kustomization.yaml` (what `coffer sandbox` and `kubectl apply -k
+   * config/samples` apply, generated) leaves the sample out; undefined: it is listed.
+   */
+  readonly sampleLeftOut?: string;
   /** The kind's documentation page (`docs/kinds/<kind>.md`). */
   readonly docPage: string;
   /** One line for the README's kinds table: what the kind manages. */

@@ -1,23 +1,12 @@
 /**
  * The coffer.dev/v1alpha1 API: zod schemas, inferred types and kind metadata of every kind.
  * The kind registry is src/controllers/registry.ts (each definition with its controller, RBAC,
- * references, docs); `allKinds` repeats its definitions for the floors below the controllers
- * and for the sandbox's start-up path (importing the registry loads every controller, about a
- * second of CPU); src/controllers/registration.test.ts fails when the two differ.
+ * references, docs); `allKinds` (kinds.generated.ts, written from it by `npm run generate`) lists
+ * its definitions for the floors below the controllers and for the sandbox's start-up path
+ * (importing the registry loads every controller, about a second of CPU).
  */
-import { additionalPrivilegeKind } from './additional-privilege.ts';
-import { bootstrapKind } from './bootstrap.ts';
-import { certificateAuthorityKind } from './certificate-authority.ts';
-import { clusterConnectionKind } from './cluster-connection.ts';
-import { connectionKind } from './connection.ts';
-import { identityAuthKind } from './identity-auth.ts';
-import { identityKind } from './identity.ts';
-import { integrationKind } from './integration.ts';
+import { allKinds } from './kinds.generated.ts';
 import type { KindDefinition } from './kind.ts';
-import { projectRoleKind } from './project-role.ts';
-import { projectTemplateKind } from './project-template.ts';
-import { projectKind } from './project.ts';
-import { secretBatchKind } from './secret-batch.ts';
 
 export * from './additional-privilege.ts';
 export * from './bootstrap.ts';
@@ -39,21 +28,7 @@ export * from './project.ts';
 export * from './secret-batch.ts';
 export * from './status.ts';
 
-/** Every kind's definition, in the registry's order (src/controllers/registry.ts). */
-export const allKinds = [
-  connectionKind,
-  clusterConnectionKind,
-  bootstrapKind,
-  projectTemplateKind,
-  projectKind,
-  projectRoleKind,
-  identityKind,
-  identityAuthKind,
-  additionalPrivilegeKind,
-  secretBatchKind,
-  integrationKind,
-  certificateAuthorityKind,
-] as const satisfies readonly KindDefinition[];
+export { allKinds } from './kinds.generated.ts';
 
 /** Name of one of the group's kinds. */
 export type KindName = (typeof allKinds)[number]['kind'];

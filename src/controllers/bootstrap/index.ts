@@ -42,6 +42,7 @@ export const bootstrapRegistration: KindRegistration = {
     },
   ],
   sample: 'config/samples/bootstrap.yaml',
+  sampleLeftOut: 'the sandbox runs its own Bootstrap',
   docPage: 'docs/kinds/bootstrap.md',
   summary: 'One-time set-up of a fresh service instance; writes the admin token and a Connection.',
 };

@@ -28,6 +28,7 @@ export const connectionRegistration: KindRegistration = {
     readsConfigMaps('the CA bundle of a custom service TLS root'),
   ],
   sample: 'config/samples/connection.yaml',
+  sampleLeftOut: 'the sandbox gets its Connection "coffer" from its own Bootstrap',
   docPage: 'docs/kinds/connection.md',
   summary: 'Where the service is and how to authenticate (token or universal auth).',
 };

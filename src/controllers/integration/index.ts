@@ -49,6 +49,7 @@ export const integrationRegistration: KindRegistration = {
   references,
   rbac: [readsSecrets('the credentials of the external platform')],
   sample: 'config/samples/integration.yaml',
+  sampleLeftOut: 'it needs real AWS credentials and a service that still creates integrations',
   docPage: 'docs/kinds/integration.md',
   summary: 'A native integration syncing secrets to another platform.',
 };
