@@ -8,7 +8,8 @@ import { createCa } from '../../devserver/domain/pki.ts';
 import type { ExternalClient, ManagedObject } from '../../managed/external-client.ts';
 import { ConflictError } from '../../runtime/errors.ts';
 import { bound, context, fakeServices, managed, readyObject, type FakeWorld } from '../project/testing.ts';
-import { identityAuthAdapter, type IdentityAuthRefs, type IdentityAuthStatusFields } from './adapter.ts';
+import { identityAuthAdapter } from './adapter.ts';
+import type { IdentityAuthRefs, IdentityAuthStatusFields } from './status.ts';
 import { ANNOTATION_CREDENTIAL_ISSUE_STARTED } from './issuance.ts';
 import { commonReasons } from '../../runtime/common-reasons.ts';
 

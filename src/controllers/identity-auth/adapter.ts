@@ -8,130 +8,50 @@
  * `status.method`) before the new one is attached. Credentials: see `credentials.ts`; at most one
  * is issued per rotation step, even on a stale cache: see `issuance.ts`.
  */
-import type { AuthMethod, IdentityAuthSpec, IdentityAuthStatus } from '../../api/v1alpha1/index.ts';
-import type { ServiceClient } from '../../client/index.ts';
+import type { IdentityAuthSpec } from '../../api/v1alpha1/index.ts';
 import type {
   Creation,
   ExternalClient,
-  ExternalContext,
   ManagedAdapter,
-  ManagedObject,
   Observation,
   Update,
 } from '../../managed/external-client.ts';
 import { naturalKeyMatch } from '../../managed/external-client.ts';
-import { resolveReference } from '../../managed/references.ts';
 import { isObserveOnly } from '../../managed/spec.ts';
-import { getAnnotation } from '../../runtime/object-meta.ts';
 import type { OperatorServices } from '../kind-controller.ts';
-import { bindingFor, jwtKeysHash, type ObservedConfig } from './binding.ts';
-import { credentialOps } from './credential-ops.ts';
+import { bindingFor, jwtKeysHash } from './binding.ts';
+import { credentialInput, type AdapterDeps } from './credential-input.ts';
 import {
   applyCredentials,
   inspectCredentials,
   keptCredentials,
-  type CredentialInput,
   type CredentialResult,
 } from './credential-sync.ts';
-import { describeCredentialPlan, nextCredentialWakeMs, type CredentialsStatus } from './credentials.ts';
-import { ANNOTATION_CREDENTIAL_ISSUE_STARTED } from './issuance.ts';
-
-/** The adapter's part of IdentityAuth status. */
-export type IdentityAuthStatusFields = Pick<
-  IdentityAuthStatus,
-  'identityId' | 'method' | 'clientId' | 'credentials' | 'jwtKeysHash'
->;
-
-/** What references resolve to. */
-export interface IdentityAuthRefs {
-  readonly identityId: string;
-}
-
-type Obj = ManagedObject<IdentityAuthSpec>;
-type Context = ExternalContext<IdentityAuthRefs>;
+import { describeCredentialPlan, nextCredentialWakeMs } from './credentials.ts';
+import { configDrift, observedDrift } from './drift.ts';
+import { resolveIdentityAuthRefs } from './references.ts';
+import { revokeAll, revokeReplaced } from './revocation.ts';
+import {
+  previousOf,
+  statusOf,
+  type IdentityAuthContext as Context,
+  type IdentityAuthObject as Obj,
+  type IdentityAuthRefs,
+  type IdentityAuthStatusFields,
+} from './status.ts';
 
 /** Requeue soon after an attach whose credentials could not be issued yet. */
 const completeCreateAfterMs = 5_000;
 
-function previousOf(obj: Obj): IdentityAuthStatusFields | undefined {
-  return obj.status as IdentityAuthStatusFields | undefined;
-}
-
-function statusOf(
+async function observe(
+  deps: AdapterDeps,
   obj: Obj,
   ctx: Context,
-  config: ObservedConfig['config'],
-  extra: { credentials?: CredentialsStatus | undefined; jwtKeysHash?: string | undefined },
-): IdentityAuthStatusFields {
-  return {
-    identityId: ctx.references.identityId,
-    method: obj.spec.method,
-    ...(config.clientId ? { clientId: config.clientId } : {}),
-    ...(extra.credentials ? { credentials: extra.credentials } : {}),
-    ...(extra.jwtKeysHash ? { jwtKeysHash: extra.jwtKeysHash } : {}),
-  };
-}
-
-/** Names of what differs besides credentials. */
-function configDrift(obj: Obj, observed: ObservedConfig): string[] {
-  const previous = previousOf(obj);
-  const drift = observed.drift(obj.spec);
-  const hash = jwtKeysHash(obj.spec);
-  if (hash && previous?.jwtKeysHash !== hash) drift.push('publicKeys/jwksCaCert');
-  return drift;
-}
-
-/** What the per-object functions below share. */
-interface Deps {
-  readonly client: ServiceClient;
-  readonly services: OperatorServices;
-  /** See `ResolvedConnection.protectedIdentities`. */
-  readonly protectedIdentities?: ReadonlyMap<string, string> | undefined;
-}
-
-function credentialInput(
-  deps: Deps,
-  obj: Obj,
-  ctx: Context,
-  config: ObservedConfig['config'],
-): CredentialInput {
-  const previous = previousOf(obj);
-  const { method } = obj.spec;
-  const namespace = obj.metadata.namespace ?? '';
-  const now = deps.services.now();
-  const options = { client: deps.client, identityId: ctx.references.identityId, now, signal: ctx.signal };
-  return {
-    spec: obj.spec,
-    // Credentials of another method died when that method was revoked.
-    previous: previous?.method === method ? previous.credentials : undefined,
-    ops:
-      method === 'token' || method === 'universal'
-        ? credentialOps(method, { ...options, ...(config.clientId ? { clientId: config.clientId } : {}) })
-        : undefined,
-    readSecret: (name) => deps.services.secrets.read(namespace, name),
-    now,
-    label: `coffer:${namespace}/${obj.metadata.name}`,
-    issueStarted: getAnnotation(obj, ANNOTATION_CREDENTIAL_ISSUE_STARTED),
-    markIssueStarted: (at) =>
-      ctx.annotate({ [ANNOTATION_CREDENTIAL_ISSUE_STARTED]: at }, 'mark credential issuance'),
-    log: ctx.log,
-  };
-}
-
-/** Revokes the method attached before a change of `method`. */
-async function revokeReplaced(deps: Deps, obj: Obj, ctx: Context): Promise<void> {
-  const old = previousOf(obj)?.method;
-  if (old && old !== obj.spec.method)
-    await bindingFor(deps.client, old).revoke(ctx.references.identityId, { signal: ctx.signal });
-}
-
-async function observe(deps: Deps, obj: Obj, ctx: Context): Promise<Observation<IdentityAuthStatusFields>> {
+): Promise<Observation<IdentityAuthStatusFields>> {
   const binding = bindingFor(deps.client, obj.spec.method);
   const observed = await binding.get(ctx.references.identityId, { signal: ctx.signal });
   if (!observed) return { exists: false };
-  const drift = configDrift(obj, observed);
-  const old = previousOf(obj)?.method;
-  if (old && old !== obj.spec.method) drift.push(`method (${old} still to revoke)`);
+  const drift = observedDrift(obj, observed);
   const input = credentialInput(deps, obj, ctx, observed.config);
   const plan = await inspectCredentials(input);
   const credentials = describeCredentialPlan(plan);
@@ -148,8 +68,12 @@ async function observe(deps: Deps, obj: Obj, ctx: Context): Promise<Observation<
   };
 }
 
-async function create(deps: Deps, obj: Obj, ctx: Context): Promise<Creation<IdentityAuthStatusFields>> {
-  await revokeReplaced(deps, obj, ctx);
+async function create(
+  deps: AdapterDeps,
+  obj: Obj,
+  ctx: Context,
+): Promise<Creation<IdentityAuthStatusFields>> {
+  await revokeReplaced(deps.client, obj, ctx);
   const binding = bindingFor(deps.client, obj.spec.method);
   const observed = await binding.attach(ctx.references.identityId, obj.spec, { signal: ctx.signal });
   let result: CredentialResult = {};
@@ -169,8 +93,8 @@ async function create(deps: Deps, obj: Obj, ctx: Context): Promise<Creation<Iden
   };
 }
 
-async function update(deps: Deps, obj: Obj, ctx: Context): Promise<Update<IdentityAuthStatusFields>> {
-  await revokeReplaced(deps, obj, ctx);
+async function update(deps: AdapterDeps, obj: Obj, ctx: Context): Promise<Update<IdentityAuthStatusFields>> {
+  await revokeReplaced(deps.client, obj, ctx);
   const binding = bindingFor(deps.client, obj.spec.method);
   const identityId = ctx.references.identityId;
   const current = await binding.get(identityId, { signal: ctx.signal });
@@ -187,22 +111,15 @@ async function update(deps: Deps, obj: Obj, ctx: Context): Promise<Update<Identi
 }
 
 function identityAuthClient(
-  deps: Deps,
+  deps: AdapterDeps,
 ): ExternalClient<IdentityAuthSpec, IdentityAuthRefs, IdentityAuthStatusFields> {
   const { client, services } = deps;
   return {
     observe: (obj, ctx) => observe(deps, obj, ctx),
     create: (obj, ctx) => create(deps, obj, ctx),
     update: (obj, ctx) => update(deps, obj, ctx),
-    async delete(obj, ctx) {
-      // Revoking a method also revokes every credential issued through it.
-      const methods = new Set<AuthMethod>([obj.spec.method]);
-      const old = previousOf(obj)?.method;
-      if (old) methods.add(old);
-      for (const method of methods) {
-        await bindingFor(client, method).revoke(ctx.references.identityId, { signal: ctx.signal });
-      }
-    },
+    // Revoking a method also revokes every credential issued through it.
+    delete: (obj, ctx) => revokeAll(client, obj, ctx),
     // Attaching, changing or revoking a method of a protected identity could lock it out.
     protectedReason: (_obj, ctx) => deps.protectedIdentities?.get(ctx.references.identityId),
     async findByNaturalKey(obj, ctx) {
@@ -223,19 +140,7 @@ export function identityAuthAdapter(
   services: OperatorServices,
 ): ManagedAdapter<IdentityAuthSpec, IdentityAuthRefs, IdentityAuthStatusFields> {
   return {
-    async resolveReferences(obj, context) {
-      const fallbackId = previousOf(obj)?.identityId;
-      const resolved = await resolveReference({
-        reader: services.reader('Identity'),
-        kind: 'Identity',
-        from: obj,
-        ref: obj.spec.identityRef,
-        context,
-        // While deleting, the Identity resource may already be gone.
-        ...(fallbackId ? { fallbackId } : {}),
-      });
-      return { identityId: resolved.externalId };
-    },
+    resolveReferences: (obj, context) => resolveIdentityAuthRefs(services, obj, context),
     async connect(obj) {
       const connection = await services.connectionFor(obj);
       const { client, protectedIdentities } = connection;

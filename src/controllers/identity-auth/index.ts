@@ -11,7 +11,8 @@ import {
   type ReferenceDeclaration,
 } from '../registration.ts';
 import { publishesSecrets } from '../rbac-needs.ts';
-import { identityAuthAdapter, type IdentityAuthRefs, type IdentityAuthStatusFields } from './adapter.ts';
+import { identityAuthAdapter } from './adapter.ts';
+import type { IdentityAuthRefs, IdentityAuthStatusFields } from './status.ts';
 
 /** The coffer.dev objects this kind's spec names. */
 const references: readonly ReferenceDeclaration[] = [

@@ -1,0 +1,27 @@
+/**
+ * IdentityAuth references: `identityRef` → the identity's id. While deleting, the Identity
+ * resource may already be gone: the id recorded in status stands in for it.
+ */
+import type { ManagedObject, ResolveContext } from '../../managed/external-client.ts';
+import { resolveReference } from '../../managed/references.ts';
+import type { IdentityAuthSpec } from '../../api/v1alpha1/index.ts';
+import type { OperatorServices } from '../kind-controller.ts';
+import { previousOf, type IdentityAuthRefs } from './status.ts';
+
+/** Resolves `identityRef` (see the module comment). */
+export async function resolveIdentityAuthRefs(
+  services: OperatorServices,
+  obj: ManagedObject<IdentityAuthSpec>,
+  context: ResolveContext,
+): Promise<IdentityAuthRefs> {
+  const fallbackId = previousOf(obj)?.identityId;
+  const resolved = await resolveReference({
+    reader: services.reader('Identity'),
+    kind: 'Identity',
+    from: obj,
+    ref: obj.spec.identityRef,
+    context,
+    ...(fallbackId ? { fallbackId } : {}),
+  });
+  return { identityId: resolved.externalId };
+}
