@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { errorFromResponse, serviceErrorFor } from './classify.ts';
-import { isDeletionBlocked, isNotFound, isRefusal, serviceErrorKind } from './error-kinds.ts';
+import { isDeletionBlocked, isNotFound, isRefusal, serviceErrorKind, unlessNotFound } from './error-kinds.ts';
 import { DeletionBlockedError, NetworkError, ResponseValidationError, TimeoutError } from './errors.ts';
 
 const answer = (status: number, message: string) =>
@@ -72,5 +72,14 @@ describe('serviceErrorKind', () => {
     expect([400, 404, 429, 413].map(refusal)).toEqual([true, true, true, true]);
     expect([408, 500].map(refusal)).toEqual([false, false]);
     expect(isRefusal(new NetworkError({ operation: 'x', status: 0, message: 'reset' }))).toBe(false);
+  });
+});
+
+describe('unlessNotFound', () => {
+  it('answers the result, undefined for a 404, and throws every other failure', async () => {
+    await expect(unlessNotFound(Promise.resolve('found'))).resolves.toBe('found');
+    await expect(unlessNotFound(Promise.reject(answer(404, 'Project not found')))).resolves.toBeUndefined();
+    const refused = answer(403, 'Forbidden');
+    await expect(unlessNotFound(Promise.reject(refused))).rejects.toBe(refused);
   });
 });

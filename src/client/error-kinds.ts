@@ -77,6 +77,19 @@ export function isNotFound(error: unknown): boolean {
   return error instanceof NotFoundError;
 }
 
+/**
+ * `call`'s result, or undefined when the service answered 404 (the object addressed does not
+ * exist); every other failure is thrown as is.
+ */
+export async function unlessNotFound<T>(call: Promise<T>): Promise<T | undefined> {
+  try {
+    return await call;
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
 /** The service refused the request as invalid (400, 422). */
 export function isInvalid(error: unknown): boolean {
   return error instanceof InvalidError;

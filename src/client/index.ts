@@ -34,6 +34,7 @@ export {
   isNotFound,
   isRefusal,
   serviceErrorKind,
+  unlessNotFound,
   type ServiceErrorKind,
 } from './error-kinds.ts';
 export { serviceErrorFor } from './classify.ts';
