@@ -11,66 +11,19 @@
  */
 import type { IntegrationSpec } from '../../api/v1alpha1/index.ts';
 import { type Integration, isNotFound, type ServiceClient } from '../../client/index.ts';
-import type {
-  ExternalClient,
-  ExternalContext,
-  ManagedAdapter,
-  ManagedObject,
-} from '../../managed/external-client.ts';
+import type { ExternalClient, ManagedAdapter, ManagedObject } from '../../managed/external-client.ts';
 import { naturalKeyMatch } from '../../managed/external-client.ts';
-import { TerminalError } from '../../runtime/errors.ts';
-import { ANNOTATION_EXTERNAL_ID } from '../../runtime/object-meta.ts';
 import type { OperatorServices } from '../kind-controller.ts';
 import { applyCredentials, removeUnusedAuth } from './auth-records.ts';
-import { createIntegration, standingRefusal } from './create.ts';
+import { createIntegration } from './create.ts';
 import { credentialsHash } from './credentials.ts';
-import {
-  matchesNaturalKey,
-  settingsPlan,
-  statusOf,
-  type AuthState,
-  type IntegrationStatusFields,
-} from './mapping.ts';
+import { byNaturalKey, checkType, findIntegration } from './lookup.ts';
+import { settingsPlan, statusOf, type AuthState, type IntegrationStatusFields } from './mapping.ts';
+import { integrationNotReady } from './ready-check.ts';
 import { resolved, resolveIntegrationRefs, type IntegrationRefs } from './references.ts';
-import { commonReasons } from '../../runtime/common-reasons.ts';
-import { integrationReasons } from './reasons.ts';
 
 type Client = ExternalClient<IntegrationSpec, IntegrationRefs, IntegrationStatusFields>;
 type Obj = ManagedObject<IntegrationSpec>;
-
-/** Ready reason when the service did not store the credentials in the integration's record. */
-export const CREDENTIALS_NOT_APPLIED = integrationReasons.names.CredentialsNotApplied;
-/** Ready reason when the service reports the integration's last sync as failed. */
-export const SYNC_FAILED = integrationReasons.names.SyncFailed;
-
-async function getById(client: ServiceClient, id: string, signal: AbortSignal) {
-  try {
-    return await client.integrations.get(id, { signal });
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
-}
-
-async function byNaturalKey(client: ServiceClient, obj: Obj, projectId: string, signal: AbortSignal) {
-  const all = await client.integrations.list(projectId, { signal });
-  return all.filter((integration) => matchesNaturalKey(obj.spec, integration));
-}
-
-async function find(client: ServiceClient, obj: Obj, ctx: ExternalContext<IntegrationRefs>) {
-  if (ctx.externalId) return getById(client, ctx.externalId, ctx.signal);
-  const refused = standingRefusal(obj);
-  if (refused) throw refused;
-  const matches = await byNaturalKey(client, obj, resolved(ctx.references).projectId, ctx.signal);
-  if (matches.length > 1) {
-    throw new TerminalError(
-      integrationReasons.names.AmbiguousNaturalKey,
-      `cannot adopt integration: ${matches.length} integrations of the project match integration, environment, ` +
-        `secretPath and app; set the ${ANNOTATION_EXTERNAL_ID} annotation to the id of the one to manage`,
-    );
-  }
-  return matches[0];
-}
 
 function recorded(obj: Obj): IntegrationStatusFields {
   return obj.status ?? {};
@@ -90,19 +43,10 @@ function credentialsCurrent(obj: Obj, hash: string, integration: Integration): b
   return status.authHash === hash && status.integrationAuthId === integration.integrationAuthId;
 }
 
-function checkType(obj: Obj, integration: Integration): void {
-  if (integration.integration === obj.spec.integration) return;
-  throw new TerminalError(
-    commonReasons.names.SpecMismatch,
-    `cannot manage integration ${integration.id}: it is a ${integration.integration} integration, the spec ` +
-      `says ${obj.spec.integration}; set ${ANNOTATION_EXTERNAL_ID} to an integration of that type`,
-  );
-}
-
 function integrationClient(client: ServiceClient): Client {
   return {
     async observe(obj, ctx) {
-      const integration = await find(client, obj, ctx);
+      const integration = await findIntegration(client, obj, ctx);
       if (!integration) return { exists: false };
       checkType(obj, integration);
       const { diff } = settingsPlan(obj.spec, integration);
@@ -155,24 +99,7 @@ function integrationClient(client: ServiceClient): Client {
       const matches = await byNaturalKey(client, obj, resolved(ctx.references).projectId, ctx.signal);
       return matches.map(naturalKeyMatch);
     },
-    readyCheck(_obj, status) {
-      if (status?.credentialsApplied === false) {
-        return {
-          reason: CREDENTIALS_NOT_APPLIED,
-          message:
-            `the service stored the credentials in a new auth record instead of record ${status.integrationAuthId ?? ''} ` +
-            'that this integration uses (an integration cannot move to another record); the new record was removed. ' +
-            'Update the credentials in the service, or re-create the integration there and adopt it',
-        };
-      }
-      if (status?.isActive === true && status.isSynced === false) {
-        return {
-          reason: SYNC_FAILED,
-          message: `the service reports that the last sync failed: ${status.syncMessage ?? 'no message'}`,
-        };
-      }
-      return undefined;
-    },
+    readyCheck: (_obj, status) => integrationNotReady(status),
   };
 }
 
