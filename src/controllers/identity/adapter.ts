@@ -10,85 +10,36 @@
  * - delete: `DELETE /api/v1/identities/{id}` (refused while deletion protection is on).
  */
 import type { IdentitySpec } from '../../api/v1alpha1/index.ts';
-import { type IdentityDetails, isNotFound, type ServiceClient } from '../../client/index.ts';
-import type {
-  ExternalClient,
-  ExternalContext,
-  ManagedAdapter,
-  ManagedObject,
-} from '../../managed/external-client.ts';
+import type { ExternalClient, ManagedAdapter, ManagedObject } from '../../managed/external-client.ts';
 import { naturalKeyMatch } from '../../managed/external-client.ts';
 import { isObserveOnly } from '../../managed/spec.ts';
-import { TerminalError, WaitingError } from '../../runtime/errors.ts';
-import { ANNOTATION_EXTERNAL_ID } from '../../runtime/object-meta.ts';
 import type { OperatorServices, ResolvedConnection } from '../kind-controller.ts';
-import { createRequest, outputSecret, updateRequest, type IdentityStatusFields } from './mapping.ts';
+import { findIdentity, identitiesNamed, organizationOf } from './lookup.ts';
+import {
+  createRequest,
+  outputSecret,
+  statusOf,
+  updateRequest,
+  type IdentityStatusFields,
+} from './mapping.ts';
 import { applyMembershipPlan, readMemberships } from './membership-sync.ts';
-import { describePlan, membershipPlan, recordOf, type RecordedMembership } from './memberships.ts';
+import {
+  describePlan,
+  heldMemberships,
+  membershipPlan,
+  recordOf,
+  type RecordedMembership,
+} from './memberships.ts';
 import { resolveMemberships, type IdentityRefs } from './references.ts';
-import { identityReasons } from './reasons.ts';
 
 type Client = ExternalClient<IdentitySpec, IdentityRefs, IdentityStatusFields>;
 
 /** Requeue soon after a create whose memberships are not all in place. */
 const completeCreateAfterMs = 5_000;
 
-function organizationOf(connection: ResolvedConnection): string {
-  if (connection.organizationId) return connection.organizationId;
-  throw new WaitingError(
-    identityReasons.names.OrganizationUnknown,
-    `cannot address identities: ${connection.key} does not report its organization id yet`,
-    10_000,
-  );
-}
-
-async function byName(
-  client: ServiceClient,
-  connection: ResolvedConnection,
-  obj: ManagedObject<IdentitySpec>,
-  signal: AbortSignal,
-): Promise<IdentityDetails[]> {
-  const all = await client.identities.list(organizationOf(connection), { signal });
-  return all.filter((identity) => identity.name === obj.spec.name.trim());
-}
-
-async function find(
-  connection: ResolvedConnection,
-  obj: ManagedObject<IdentitySpec>,
-  ctx: ExternalContext<IdentityRefs>,
-): Promise<IdentityDetails | undefined> {
-  const { client } = connection;
-  if (!ctx.externalId) {
-    const matches = await byName(client, connection, obj, ctx.signal);
-    if (matches.length > 1) {
-      throw new TerminalError(
-        identityReasons.names.AmbiguousName,
-        `cannot adopt identity ${obj.spec.name}: ${matches.length} identities of the organization have this name; ` +
-          `set the ${ANNOTATION_EXTERNAL_ID} annotation to the id of the one to manage`,
-      );
-    }
-    return matches[0];
-  }
-  try {
-    return await client.identities.get(ctx.externalId, { signal: ctx.signal });
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
-}
-
 /** The memberships recorded in status (the ones this resource manages). */
 function recorded(obj: ManagedObject<IdentitySpec>): RecordedMembership[] {
   return (obj.status as IdentityStatusFields | undefined)?.memberships ?? [];
-}
-
-function statusOf(
-  identity: { orgId?: string | undefined; authMethods: string[] },
-  connection: ResolvedConnection,
-  memberships: RecordedMembership[],
-): IdentityStatusFields {
-  const organizationId = identity.orgId ?? connection.organizationId;
-  return { ...(organizationId ? { organizationId } : {}), authMethods: identity.authMethods, memberships };
 }
 
 function identityClient(connection: ResolvedConnection, services: OperatorServices): Client {
@@ -97,23 +48,17 @@ function identityClient(connection: ResolvedConnection, services: OperatorServic
     outputSecret(obj.spec, id, orgId ?? connection.organizationId);
   return {
     async observe(obj, ctx) {
-      const identity = await find(connection, obj, ctx);
+      const identity = await findIdentity(connection, obj, ctx);
       if (!identity) return { exists: false };
       const desired = ctx.references.memberships;
       const current = await readMemberships(client, identity.id, desired, ctx.signal);
       const plan = membershipPlan(desired, current, recorded(obj));
       const diff = [...Object.keys(updateRequest(obj.spec, identity)), ...describePlan(plan)];
-      const held = desired.flatMap((m) => {
-        const membership = current.get(m.projectId);
-        return membership
-          ? [{ project: m.project, projectId: m.projectId, roles: membership.roles.map((r) => r.slug) }]
-          : [];
-      });
       return {
         exists: true,
         upToDate: diff.length === 0,
         externalId: identity.id,
-        status: statusOf(identity, connection, held),
+        status: statusOf(identity, connection.organizationId, heldMemberships(desired, current)),
         secretData: secretOf(obj, identity.id, identity.orgId),
         ...(diff.length > 0 ? { diff: diff.join(', ') } : {}),
       };
@@ -136,7 +81,7 @@ function identityClient(connection: ResolvedConnection, services: OperatorServic
       }
       return {
         externalId: created.id,
-        status: statusOf(created, connection, memberships),
+        status: statusOf(created, connection.organizationId, memberships),
         secretData: secretOf(obj, created.id, created.orgId),
       };
     },
@@ -150,7 +95,7 @@ function identityClient(connection: ResolvedConnection, services: OperatorServic
       const plan = membershipPlan(desired, current, recorded(obj));
       await applyMembershipPlan(client, identity.id, plan, { now: services.now(), signal });
       return {
-        status: statusOf(identity, connection, recordOf(desired)),
+        status: statusOf(identity, connection.organizationId, recordOf(desired)),
         secretData: secretOf(obj, identity.id, identity.orgId),
       };
     },
@@ -160,7 +105,7 @@ function identityClient(connection: ResolvedConnection, services: OperatorServic
     protectedReason: (_obj, ctx) =>
       ctx.externalId ? connection.protectedIdentities?.get(ctx.externalId) : undefined,
     async findByNaturalKey(obj, ctx) {
-      return (await byName(client, connection, obj, ctx.signal)).map(naturalKeyMatch);
+      return (await identitiesNamed(connection, obj, ctx.signal)).map(naturalKeyMatch);
     },
     requeueAfterMs(obj, status) {
       if (isObserveOnly(obj.spec)) return undefined;

@@ -5,6 +5,7 @@
 import type { IdentitySpec, IdentityStatus } from '../../api/v1alpha1/index.ts';
 import type { CreateIdentityInput, IdentityDetails, UpdateIdentityInput } from '../../client/index.ts';
 import type { SecretOutputs } from '../../managed/external-client.ts';
+import type { RecordedMembership } from './memberships.ts';
 
 /** The adapter's part of Identity status. */
 export type IdentityStatusFields = Pick<IdentityStatus, 'organizationId' | 'authMethods' | 'memberships'>;
@@ -60,4 +61,21 @@ export function outputSecret(
       data: { identityId, ...(organizationId ? { organizationId } : {}) },
     },
   ];
+}
+
+/**
+ * The status of `identity` with `memberships` recorded; the organization is the identity's own,
+ * else `organizationId` (the connection's), else left out.
+ */
+export function statusOf(
+  identity: { readonly orgId?: string | undefined; readonly authMethods: string[] },
+  organizationId: string | undefined,
+  memberships: RecordedMembership[],
+): IdentityStatusFields {
+  const organization = identity.orgId ?? organizationId;
+  return {
+    ...(organization ? { organizationId: organization } : {}),
+    authMethods: identity.authMethods,
+    memberships,
+  };
 }

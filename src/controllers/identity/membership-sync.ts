@@ -3,7 +3,13 @@
  * `memberships.ts`). Role slugs are checked with the role-by-slug endpoint before a membership
  * is written, so an unknown role is reported as such (`UnknownRole`) instead of a bare 404.
  */
-import { type IdentityMembership, isInvalid, isNotFound, type ServiceClient } from '../../client/index.ts';
+import {
+  type IdentityMembership,
+  isInvalid,
+  isNotFound,
+  type ServiceClient,
+  unlessNotFound,
+} from '../../client/index.ts';
 import { WaitingError } from '../../runtime/errors.ts';
 import { roleRequests, type DesiredMembership, type MembershipPlan } from './memberships.ts';
 import { identityReasons } from './reasons.ts';
@@ -13,15 +19,6 @@ export const UNKNOWN_ROLE = identityReasons.names.UnknownRole;
 
 /** How long to wait before looking for an unknown role again. */
 const unknownRoleRetryMs = 60_000;
-
-async function orUndefinedOn404<T>(call: Promise<T>): Promise<T | undefined> {
-  try {
-    return await call;
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
-}
 
 /** The service's membership of the identity in each desired project (undefined: not a member). */
 export async function readMemberships(
@@ -34,7 +31,7 @@ export async function readMemberships(
   for (const m of desired) {
     current.set(
       m.projectId,
-      await orUndefinedOn404(client.memberships.get(m.projectId, identityId, { signal })),
+      await unlessNotFound(client.memberships.get(m.projectId, identityId, { signal })),
     );
   }
   return current;
@@ -96,6 +93,6 @@ export async function applyMembershipPlan(
     );
   }
   for (const m of plan.remove) {
-    await orUndefinedOn404(client.memberships.delete(m.projectId, identityId, { signal }));
+    await unlessNotFound(client.memberships.delete(m.projectId, identityId, { signal }));
   }
 }

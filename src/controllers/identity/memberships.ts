@@ -120,3 +120,16 @@ export function recordOf(desired: readonly DesiredMembership[]): RecordedMembers
     roles: m.roles.map((r) => r.slug),
   }));
 }
+
+/** The status record of the desired memberships the identity holds now, with the roles it holds. */
+export function heldMemberships(
+  desired: readonly DesiredMembership[],
+  current: ReadonlyMap<string, IdentityMembership | undefined>,
+): RecordedMembership[] {
+  return desired.flatMap((m) => {
+    const membership = current.get(m.projectId);
+    return membership
+      ? [{ project: m.project, projectId: m.projectId, roles: membership.roles.map((r) => r.slug) }]
+      : [];
+  });
+}
