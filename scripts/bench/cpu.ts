@@ -78,11 +78,14 @@ export function cpuSnapshot(): CpuSeconds {
   return seconds;
 }
 
-/** The process ids of `role` (e.g. `operator`) among this process's descendants. */
+/**
+ * The process ids of `role` (e.g. `operator`) among this process's descendants, leaves only: a
+ * process is started under a guard shell whose command line names it too, and the guard is not
+ * the process to signal or measure.
+ */
 export function pidsOf(role: string): number[] {
-  return ownProcesses()
-    .filter((p) => p.role === role)
-    .map((p) => p.pid);
+  const own = ownProcesses().filter((p) => p.role === role);
+  return own.filter((p) => !own.some((child) => child.stat.ppid === p.pid)).map((p) => p.pid);
 }
 
 /**

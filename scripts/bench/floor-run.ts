@@ -11,13 +11,15 @@ import { createInterface } from 'node:readline';
 import { apiServerRequests, requestsText } from './apiserver-requests.ts';
 import { cpuSnapshot, cpuText } from './cpu.ts';
 import { waitAllReady } from './operator-measure.ts';
-import { applyWorkload, operatorKubeconfig, type BenchEnv, type Workload } from './operator-setup.ts';
+import { applyWorkload, type BenchEnv, type Workload } from './operator-setup.ts';
 
 export interface FloorOptions {
   readonly workers: number;
   readonly concurrency: number;
   /** Name prefix of the created objects (Secrets, resources). */
   readonly prefix: string;
+  /** The kubeconfig of the chart's ServiceAccount (`operatorKubeconfig`, made once per control plane). */
+  readonly kubeconfigPath: string;
   readonly log: (line: string) => void;
 }
 
@@ -49,8 +51,7 @@ export async function runFloor(
   w: Workload,
   options: FloorOptions,
 ): Promise<FloorResult> {
-  const kubeconfig = await operatorKubeconfig(env, 'service-account');
-  const controller = await startFloorController(kubeconfig, namespace, options.workers);
+  const controller = await startFloorController(options.kubeconfigPath, namespace, options.workers);
   try {
     const before = { at: Date.now(), cpu: cpuSnapshot(), requests: await apiServerRequests(env.kc) };
     await applyWorkload({ env, namespace }, w, { prefix: options.prefix, concurrency: options.concurrency });

@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { parseCommandLine } from '../command-line.ts';
 import { runFloor } from './floor-run.ts';
 import { printTable } from './operator-measure.ts';
-import { startBenchEnv, workloadFor } from './operator-setup.ts';
+import { operatorKubeconfig, startBenchEnv, workloadFor } from './operator-setup.ts';
 
 const usage = `usage: npm run bench:floor -- [--n 10000] [--workers 16] [--concurrency 32] [--batch-projects 8]
 
@@ -45,6 +45,7 @@ async function main(): Promise<void> {
       workers: Number(values.workers),
       concurrency: Number(values.concurrency),
       prefix: 'bench-',
+      kubeconfigPath: await operatorKubeconfig(env, 'service-account'),
       log,
     });
     row('apply (create calls) took', `${(floor.applyMs / 1000).toFixed(1)} s`);

@@ -165,7 +165,11 @@ async function heapSnapshot(env: BenchEnv, when: string): Promise<void> {
 }
 
 /** `--floor`: the same workload converged by the floor controller; prints it and the ratio. */
-async function floorComparison(env: BenchEnv, w: Workload, readyMs: number): Promise<void> {
+async function floorComparison(
+  env: BenchEnv,
+  w: Workload,
+  run: { readyMs: number; kubeconfigPath: string },
+): Promise<void> {
   if (!values.floor) return;
   const kinds = [w.projects, w.identities, w.batches].filter((count) => count > 0).length;
   const writers = Number(values['floor-workers'] ?? workers * kinds);
@@ -175,6 +179,7 @@ async function floorComparison(env: BenchEnv, w: Workload, readyMs: number): Pro
     workers: writers,
     concurrency: Number(values.concurrency),
     prefix: 'floor-',
+    kubeconfigPath: run.kubeconfigPath,
     log,
   });
   row(
@@ -182,7 +187,7 @@ async function floorComparison(env: BenchEnv, w: Workload, readyMs: number): Pro
     `${(floor.readyMs / 1000).toFixed(1)} s`,
   );
   row('floor: CPU from apply to all Ready', floor.cpu);
-  row('operator / floor (apply → all Ready)', `${(readyMs / floor.readyMs).toFixed(2)} (target ≤ 1.1)`);
+  row('operator / floor (apply → all Ready)', `${(run.readyMs / floor.readyMs).toFixed(2)} (target ≤ 1.1)`);
 }
 
 /**
@@ -342,7 +347,7 @@ async function main(): Promise<void> {
     await createConnection({ env, namespace: ns }, service);
     const { w, operator, readyMs } = await converge({ env, namespace: ns }, service, operatorFor, afterApply);
     await heapSnapshot(env, 'after convergence');
-    await floorComparison(env, w, readyMs);
+    await floorComparison(env, w, { readyMs, kubeconfigPath });
     if (values['converge-only'] || scenario === 'push') {
       const title = `coffer operator benchmark: N=${n} (${scenario}), ${workers} workers per kind (convergence only)`;
       printTable(title, rows);
