@@ -4,7 +4,8 @@ import { startContract, type Contract } from '../../../test/support/client-contr
 import { projectRoleSpec, type ProjectRoleSpec } from '../../api/v1alpha1/index.ts';
 import { WaitingError } from '../../runtime/errors.ts';
 import { bound, context, fakeServices, managed, readyObject, resolving, type FakeWorld } from '../testing.ts';
-import { projectRoleAdapter, ROLE_IN_USE, type ProjectRoleRefs } from './adapter.ts';
+import { projectRoleAdapter, ROLE_IN_USE } from './adapter.ts';
+import type { ProjectRoleRefs } from './references.ts';
 
 let contract: Contract;
 let world: FakeWorld;

@@ -9,20 +9,14 @@
  *   `Synced=False` reason `RoleInUse` with its message, retried after the waiting requeue.
  */
 import type { ProjectRoleSpec } from '../../api/v1alpha1/index.ts';
-import { isInvalid, isNotFound, type Role, type ServiceClient } from '../../client/index.ts';
-import type {
-  ExternalClient,
-  ManagedAdapter,
-  ManagedObject,
-  Observation,
-  ResolveContext,
-} from '../../managed/external-client.ts';
+import { isInvalid, type Role, type ServiceClient } from '../../client/index.ts';
+import type { ExternalClient, ManagedAdapter, Observation } from '../../managed/external-client.ts';
 import { naturalKeyMatch } from '../../managed/external-client.ts';
-import { resolveReference } from '../../managed/references.ts';
 import { describeError } from '../../managed/service-errors.ts';
 import { ANNOTATION_ABANDON } from '../../runtime/object-meta.ts';
 import { WaitingError } from '../../runtime/errors.ts';
 import type { OperatorServices } from '../kind-controller.ts';
+import { findById, findBySlug, recordedSlug } from './lookup.ts';
 import {
   createRequest,
   driftedFields,
@@ -31,59 +25,12 @@ import {
   type ProjectRoleStatusFields,
 } from './mapping.ts';
 import { projectRoleReasons } from './reasons.ts';
+import { resolveProjectRoleRefs, type ProjectRoleRefs } from './references.ts';
 
 /** Condition reason while the service refuses to delete a role that memberships still use. */
 export const ROLE_IN_USE = projectRoleReasons.names.RoleInUse;
 
-/** What references resolve to. */
-export interface ProjectRoleRefs {
-  readonly projectId: string;
-  /** The operator's waiting requeue, reused for `RoleInUse`. */
-  readonly waitRequeueMs: number;
-}
-
 type Status = ProjectRoleStatusFields;
-
-async function findBySlug(
-  client: ServiceClient,
-  projectId: string,
-  slug: string,
-  signal: AbortSignal,
-): Promise<Role | undefined> {
-  try {
-    return await client.roles.getBySlug(projectId, slug, { signal });
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
-}
-
-/** The slug last recorded in status, if any. */
-function recordedSlug(obj: ManagedObject<ProjectRoleSpec>): string | undefined {
-  const slug = obj.status?.slug;
-  return typeof slug === 'string' ? slug : undefined;
-}
-
-/** Where to look for a role by id. */
-interface RoleScope {
-  readonly projectId: string;
-  readonly id: string;
-  readonly signal: AbortSignal;
-}
-
-/** The role with `scope.id`: by the known slugs first (one call), else through the list. */
-async function findById(
-  client: ServiceClient,
-  obj: ManagedObject<ProjectRoleSpec>,
-  { projectId, id, signal }: RoleScope,
-): Promise<Role | undefined> {
-  for (const slug of new Set([recordedSlug(obj) ?? obj.spec.slug, obj.spec.slug])) {
-    const role = await findBySlug(client, projectId, slug, signal);
-    if (role?.id === id) return role;
-  }
-  const listed = (await client.roles.list(projectId, { signal })).find((r) => r.id === id);
-  return listed ? findBySlug(client, projectId, listed.slug, signal) : undefined;
-}
 
 function observation(spec: ProjectRoleSpec, role: Role, projectId: string): Observation<Status> {
   const drifted = driftedFields(spec, role);
@@ -138,30 +85,12 @@ function roleClient(client: ServiceClient): ExternalClient<ProjectRoleSpec, Proj
   };
 }
 
-/** The project id; while deleting, the one recorded in status will do if the Project is gone. */
-async function resolveProject(
-  services: OperatorServices,
-  obj: ManagedObject<ProjectRoleSpec>,
-  context: ResolveContext,
-): Promise<ProjectRoleRefs> {
-  const recorded = obj.status?.projectId;
-  const resolved = await resolveReference({
-    reader: services.reader('Project'),
-    kind: 'Project',
-    from: obj,
-    ref: obj.spec.projectRef,
-    context,
-    ...(typeof recorded === 'string' ? { fallbackId: recorded } : {}),
-  });
-  return { projectId: resolved.externalId, waitRequeueMs: context.waitRequeueMs };
-}
-
 /** The ProjectRole adapter on the operator's services. */
 export function projectRoleAdapter(
   services: OperatorServices,
 ): ManagedAdapter<ProjectRoleSpec, ProjectRoleRefs, Status> {
   return {
-    resolveReferences: (obj, context) => resolveProject(services, obj, context),
+    resolveReferences: (obj, context) => resolveProjectRoleRefs(services, obj, context),
     async connect(obj) {
       const connection = await services.connectionFor(obj);
       return roleClient(connection.client);

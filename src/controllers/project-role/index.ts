@@ -10,8 +10,9 @@ import {
   type KindRegistration,
   type ReferenceDeclaration,
 } from '../registration.ts';
-import { projectRoleAdapter, type ProjectRoleRefs } from './adapter.ts';
+import { projectRoleAdapter } from './adapter.ts';
 import type { ProjectRoleStatusFields } from './mapping.ts';
+import type { ProjectRoleRefs } from './references.ts';
 
 /** The coffer.dev objects this kind's spec names. */
 const references: readonly ReferenceDeclaration[] = [
