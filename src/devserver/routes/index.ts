@@ -5,6 +5,8 @@ import type { DevApp } from '../app.ts';
 import type { RouteDef } from '../http/types.ts';
 import { authMethodRoutes } from './auth/auth-methods.ts';
 import { tokenRoutes } from './auth/tokens.ts';
+import { jwtLoginRoutes } from './auth/jwt-logins.ts';
+import { kubernetesLoginRoutes } from './auth/kubernetes-login.ts';
 import { universalAuthRoutes } from './auth/universal-auth.ts';
 import { bootstrapRoutes } from './bootstrap.ts';
 import { certManagerCaRoutes } from './cert-manager-ca.ts';
@@ -33,6 +35,8 @@ export function apiRoutes(app: DevApp): RouteDef[] {
     ...identityRoutes(app),
     ...authMethodRoutes(app),
     ...universalAuthRoutes(app),
+    ...jwtLoginRoutes(app),
+    ...kubernetesLoginRoutes(app),
     ...tokenRoutes(app),
     ...projectRoutes(app),
     ...projectLookupRoutes(app),

@@ -47,7 +47,13 @@ export interface IdentityRecord {
 
 /** Auth method names as they appear in `identity.authMethods[]`. */
 export type AuthMethodName =
-  'token-auth' | 'universal-auth' | 'jwt-auth' | 'oidc-auth' | 'tls-cert-auth' | 'aws-auth';
+  | 'token-auth'
+  | 'universal-auth'
+  | 'jwt-auth'
+  | 'oidc-auth'
+  | 'tls-cert-auth'
+  | 'aws-auth'
+  | 'kubernetes-auth';
 
 /** One attached auth method: the common token fields plus method-specific `config`. */
 export interface AuthMethodRecord {

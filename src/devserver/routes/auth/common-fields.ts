@@ -74,3 +74,9 @@ export const commaListSchema = z.string().transform(joinCommaList);
 export const boundClaimsSchema = z
   .record(z.string(), z.string())
   .transform((claims) => Object.fromEntries(Object.entries(claims).map(([k, v]) => [k, joinCommaList(v)])));
+
+/** A string field of a method's `config` ("" when absent or not a string). */
+export function configString(config: Record<string, unknown>, key: string): string {
+  const value = config[key];
+  return typeof value === 'string' ? value : '';
+}

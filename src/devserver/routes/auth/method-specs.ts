@@ -15,6 +15,7 @@ import {
   updateTtlRefine,
 } from './common-fields.ts';
 import { jwtSpec, oidcSpec } from './method-specs-jwt.ts';
+import { kubernetesSpec } from './method-specs-kubernetes.ts';
 
 /** One auth method's request schemas and response shaping. */
 export interface AuthMethodSpec {
@@ -173,4 +174,5 @@ export const AUTH_METHOD_SPECS: readonly AuthMethodSpec[] = [
   tlsSpec,
   jwtSpec,
   oidcSpec,
+  kubernetesSpec,
 ];
