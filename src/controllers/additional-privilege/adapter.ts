@@ -28,52 +28,13 @@ import {
   updateRequest,
   type PrivilegeStatusFields,
 } from './mapping.ts';
-import { resolvePrivilegeRefs, type PrivilegeRefs } from './references.ts';
-import {
-  renewalDue,
-  untilWindowChange,
-  windowReadiness,
-  type ObservedWindow,
-  type RenewState,
-} from './window.ts';
+import { recordedMembershipId, renewState, windowOf } from './recorded.ts';
+import { resolvePrivilegeRefs, scopeOf, type PrivilegeRefs } from './references.ts';
+import { renewalDue, untilWindowChange, windowReadiness } from './window.ts';
 import { commonReasons } from '../../runtime/common-reasons.ts';
 
 type Status = PrivilegeStatusFields;
 type Obj = ManagedObject<AdditionalPrivilegeSpec>;
-
-function renewState(obj: Obj, renewed: unknown): RenewState {
-  return {
-    generation: obj.metadata.generation,
-    renewedGeneration: typeof renewed === 'number' ? renewed : undefined,
-  };
-}
-
-function windowOf(status: Status | undefined): ObservedWindow {
-  return {
-    isTemporary: status?.isTemporary === true,
-    temporaryAccessStartTime: status?.temporaryAccessStartTime,
-    temporaryAccessEndTime: status?.temporaryAccessEndTime,
-  };
-}
-
-function recordedMembershipId(obj: Obj): string | undefined {
-  const id = obj.status?.projectMembershipId;
-  return typeof id === 'string' ? id : undefined;
-}
-
-/** The scope of service lookups; refs are complete outside deletion. */
-function scopeOf(obj: Obj, refs: PrivilegeRefs, signal: AbortSignal): LookupScope {
-  const { identityId, projectId, projectSlug } = refs;
-  if (!identityId || !projectId || !projectSlug)
-    throw new Error('cannot address the privilege: its Identity or Project could not be resolved');
-  return {
-    owner: { identityId, projectId },
-    projectSlug,
-    names: { identity: obj.spec.identityRef.name, project: obj.spec.projectRef.name },
-    waitRequeueMs: refs.waitRequeueMs,
-    signal,
-  };
-}
 
 function privilegeClient(
   client: ServiceClient,

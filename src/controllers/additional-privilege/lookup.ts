@@ -10,6 +10,7 @@ import {
   isNotFound,
   type Privilege,
   type ServiceClient,
+  unlessNotFound,
 } from '../../client/index.ts';
 import { naturalKeyMatch, type NaturalKeyMatch } from '../../managed/external-client.ts';
 import { WaitingError } from '../../runtime/errors.ts';
@@ -30,18 +31,12 @@ export interface LookupScope {
 }
 
 /** The identity's membership of the project, or undefined when it has none. */
-export async function membershipOf(
+export function membershipOf(
   client: ServiceClient,
   scope: LookupScope,
 ): Promise<IdentityMembership | undefined> {
-  try {
-    return await client.memberships.get(scope.owner.projectId, scope.owner.identityId, {
-      signal: scope.signal,
-    });
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
+  const { projectId, identityId } = scope.owner;
+  return unlessNotFound(client.memberships.get(projectId, identityId, { signal: scope.signal }));
 }
 
 /** The waiting error for a missing membership. */

@@ -2,13 +2,15 @@
  * References of an AdditionalPrivilege: the Identity (its id) and the Project (its id and slug,
  * the slug for the v1 list). Outside deletion both must be Ready (else `ReferenceNotReady`).
  * While deleting, whatever can still be resolved is used: the delete itself needs only the
- * privilege's id, and when the identity or project is gone, so is the privilege.
+ * privilege's id, and when the identity or project is gone, so is the privilege. `scopeOf` turns
+ * resolved references into the scope of the service lookups (`lookup.ts`).
  */
 import type { AdditionalPrivilegeSpec } from '../../api/v1alpha1/index.ts';
 import type { ManagedObject, ResolveContext } from '../../managed/external-client.ts';
 import { resolveReference, type ReferencedObject, type ResolvedReference } from '../../managed/references.ts';
 import { WaitingError } from '../../runtime/errors.ts';
 import type { OperatorServices } from '../kind-controller.ts';
+import type { LookupScope } from './lookup.ts';
 
 /** What references resolve to (the ids are only missing while deleting). */
 export interface PrivilegeRefs {
@@ -69,5 +71,26 @@ export async function resolvePrivilegeRefs(
     ...(identity ? { identityId: identity.externalId } : {}),
     ...(project ? { projectId: project.externalId } : {}),
     ...(projectSlug ? { projectSlug } : {}),
+  };
+}
+
+/**
+ * The scope of the service lookups for `obj`. Throws when an id or the slug is missing, which
+ * only happens while deleting (outside deletion both references are Ready).
+ */
+export function scopeOf(
+  obj: ManagedObject<AdditionalPrivilegeSpec>,
+  refs: PrivilegeRefs,
+  signal: AbortSignal,
+): LookupScope {
+  const { identityId, projectId, projectSlug } = refs;
+  if (!identityId || !projectId || !projectSlug)
+    throw new Error('cannot address the privilege: its Identity or Project could not be resolved');
+  return {
+    owner: { identityId, projectId },
+    projectSlug,
+    names: { identity: obj.spec.identityRef.name, project: obj.spec.projectRef.name },
+    waitRequeueMs: refs.waitRequeueMs,
+    signal,
   };
 }
