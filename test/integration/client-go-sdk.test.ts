@@ -1,8 +1,9 @@
 // Client conformance: Infisical's official Go SDK (github.com/infisical/go-sdk, pinned in
 // test/clients/go-sdk/go.mod) runs unchanged against a devserver on loopback. The Go program
 // (test/clients/go-sdk) makes every SDK call and reports each outcome; this test asserts each
-// call. Calls whose endpoints the devserver does not serve are listed in NOT_SERVED and asserted
+// call (the JWT login with a JWT this test signs). Calls whose endpoints the devserver does not serve are listed in NOT_SERVED and asserted
 // to answer the devserver's route-not-found 404, so serving one later makes this test point at it.
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -74,6 +75,24 @@ const SERVED: Record<string, (call: ClientCall) => void> = {
   'folders.list': (c) => expect(c.detail).toEqual({ names: ['app'] }),
   'folders.update': (c) => expect(c.detail).toEqual({ name: 'app-renamed', sameId: true }),
   'folders.delete': (c) => expect(c.detail).toEqual({ sameId: true }),
+  // A real JWT-auth login with a token signed by the key attached as the identity's static key.
+  'auth.jwtAuthLogin': (c) =>
+    expect(c.detail).toEqual({
+      tokenType: 'Bearer',
+      expiresIn: TOKEN_TTL,
+      accessTokenMaxTTL: TOKEN_MAX_TTL,
+      hasToken: true,
+      clientUsesToken: true,
+    }),
+  // Called for an identity without the method: the route answers the method's own 404.
+  'auth.oidcAuthLogin': (c) => {
+    expect([c.ok, c.status]).toEqual([false, 404]);
+    expect(c.error).toContain('OIDC auth method not found for identity');
+  },
+  'auth.kubernetesRawServiceAccountTokenLogin': (c) => {
+    expect([c.ok, c.status]).toEqual([false, 404]);
+    expect(c.error).toContain('Kubernetes auth method not found for identity');
+  },
   'auth.revokeAccessToken': (c) => expect(c.detail).toEqual({ clientTokenCleared: true }),
   'secrets.listSecrets.afterRevoke': (c) => expect([c.ok, c.status]).toEqual([false, 401]),
 };
@@ -83,10 +102,7 @@ const NOT_SERVED: Record<string, string> = {
   'kms.keys.create': 'POST /api/v1/kms/keys',
   'dynamicSecrets.list': 'GET /api/v1/dynamic-secrets',
   'ssh.getSshHosts': 'GET /api/v1/ssh/hosts',
-  'auth.jwtAuthLogin': 'POST /api/v1/auth/jwt-auth/login',
-  'auth.oidcAuthLogin': 'POST /api/v1/auth/oidc-auth/login',
   'auth.ldapAuthLogin': 'POST /api/v1/auth/ldap-auth/login',
-  'auth.kubernetesRawServiceAccountTokenLogin': 'POST /api/v1/auth/kubernetes-auth/login',
 };
 
 /**
@@ -105,6 +121,34 @@ const NOT_EXERCISED = [
 let ctx: Contract;
 let report: ClientReport;
 
+/** An identity with static-key JWT auth (a fresh P-256 key) and an ES256 JWT it accepts. */
+async function jwtAuthIdentity(): Promise<{ identityId: string; token: string }> {
+  const identity = await ctx.admin.identities.create({
+    name: 'go-sdk-jwt',
+    organizationId: ctx.orgId,
+    role: 'member',
+  });
+  const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const attach = await fetch(`${ctx.dev.url}/api/v1/auth/jwt-auth/identities/${identity.id}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ctx.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      configurationType: 'static',
+      publicKeys: [publicKey.export({ type: 'spki', format: 'pem' }).toString()],
+      boundIssuer: 'https://issuer.example',
+      boundClaims: {},
+      accessTokenTTL: TOKEN_TTL,
+      accessTokenMaxTTL: TOKEN_MAX_TTL,
+    }),
+  });
+  if (attach.status !== 200) throw new Error(`cannot attach JWT auth: status ${attach.status}`);
+  const part = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  const input = `${part({ alg: 'ES256', typ: 'JWT' })}.${part({ iss: 'https://issuer.example', sub: 'go-sdk', iat: now, exp: now + 600 })}`;
+  const signature = sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' });
+  return { identityId: identity.id, token: `${input}.${signature.toString('base64url')}` };
+}
+
 beforeAll(async () => {
   const binary = await buildClient(goSdk);
   ctx = await startContract();
@@ -122,7 +166,10 @@ beforeAll(async () => {
     accessTokenMaxTTL: TOKEN_MAX_TTL,
   });
   const secret = await ctx.admin.universalAuthSecrets.create(identity.id, { description: 'go-sdk' });
+  const jwt = await jwtAuthIdentity();
   report = await runClient(binary, {
+    JWT_IDENTITY_ID: jwt.identityId,
+    JWT: jwt.token,
     SITE_URL: ctx.dev.url,
     CLIENT_ID: ua.clientId,
     CLIENT_SECRET: secret.clientSecret,

@@ -7,6 +7,7 @@
 //	CLIENT_SECRET  its client secret
 //	PROJECT_ID     the project to work in; PROJECT_SLUG its slug
 //	ENVIRONMENT    an environment slug of that project (empty at the start)
+//	JWT_IDENTITY_ID, JWT  an identity with static-key JWT auth and a JWT it accepts
 //
 // It exits 0 whenever it could print a report, whatever the calls' outcomes: judging them is the
 // test's job. It exits 2 when the environment is incomplete.
@@ -63,6 +64,7 @@ func main() {
 	s.authCalls()
 	s.secretCalls()
 	s.folderCalls()
+	s.loginCalls()
 	s.unservedCalls()
 	s.revokeCalls()
 	report.print()

@@ -1,5 +1,5 @@
-// SDK calls whose endpoints the devserver does not serve (KMS, dynamic secrets, SSH, and the
-// logins other than universal auth). They are still
+// SDK calls whose endpoints the devserver does not serve (KMS, dynamic secrets, SSH, and the LDAP
+// login). They are still
 // called, so the report shows each one's answer and the test can pin it as "not served": when
 // the devserver starts serving one, the test says so instead of the call being skipped quietly.
 package main
@@ -25,20 +25,8 @@ func (s *session) unservedCalls() {
 		_, err := s.client.Ssh().GetSshHosts(infisical.GetSshHostsOptions{})
 		return nil, err
 	})
-	s.report.record("auth.jwtAuthLogin", func() (map[string]any, error) {
-		_, err := s.client.Auth().JwtAuthLogin("00000000-0000-0000-0000-000000000000", "not-a-jwt")
-		return nil, err
-	})
-	s.report.record("auth.oidcAuthLogin", func() (map[string]any, error) {
-		_, err := s.client.Auth().OidcAuthLogin("00000000-0000-0000-0000-000000000000", "not-a-jwt")
-		return nil, err
-	})
 	s.report.record("auth.ldapAuthLogin", func() (map[string]any, error) {
 		_, err := s.client.Auth().LdapAuthLogin("00000000-0000-0000-0000-000000000000", "user", "not-a-password")
-		return nil, err
-	})
-	s.report.record("auth.kubernetesRawServiceAccountTokenLogin", func() (map[string]any, error) {
-		_, err := s.client.Auth().KubernetesRawServiceAccountTokenLogin("00000000-0000-0000-0000-000000000000", "not-a-token")
 		return nil, err
 	})
 }
