@@ -15,7 +15,9 @@ import {
   resolving,
   type FakeWorld,
 } from '../project/testing.ts';
-import { certificateAuthorityAdapter, PENDING_REASON, SPEC_MISMATCH } from './adapter.ts';
+import { certificateAuthorityAdapter } from './adapter.ts';
+import { SPEC_MISMATCH } from './lookup.ts';
+import { PENDING_REASON } from './ready-check.ts';
 import type { CaStatusFields } from './mapping.ts';
 import type { CaRefs } from './references.ts';
 

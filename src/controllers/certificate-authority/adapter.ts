@@ -11,70 +11,34 @@
  * - delete: `DELETE /api/v1/pki/ca/{id}`.
  */
 import type { CertificateAuthoritySpec } from '../../api/v1alpha1/index.ts';
-import {
-  type CaCertificate,
-  type CertificateAuthority,
-  isNotFound,
-  type ServiceClient,
-} from '../../client/index.ts';
+import type { ServiceClient } from '../../client/index.ts';
 import { CREATE_INCOMPLETE } from '../../managed/ownership.ts';
 import type { ExternalClient, ManagedAdapter } from '../../managed/external-client.ts';
 import { TerminalError } from '../../runtime/errors.ts';
 import { ANNOTATION_CREATE_PENDING, ANNOTATION_EXTERNAL_ID } from '../../runtime/object-meta.ts';
 import type { OperatorServices } from '../kind-controller.ts';
+import { certificateOf, checkIdentity, getCa } from './lookup.ts';
 import {
   createRequest,
   describeUpdate,
-  immutableMismatch,
   outputSecret,
-  PENDING_CERTIFICATE,
   statusOf,
   updateRequest,
   type CaStatusFields,
 } from './mapping.ts';
+import { caNotReady } from './ready-check.ts';
 import { projectOf, resolveProject, type CaRefs } from './references.ts';
-import { certificateAuthorityReasons } from './reasons.ts';
-import { commonReasons } from '../../runtime/common-reasons.ts';
 
 type Client = ExternalClient<CertificateAuthoritySpec, CaRefs, CaStatusFields>;
 
-/** Condition reason when the CA found is not the one the spec describes. */
-export const SPEC_MISMATCH = commonReasons.names.SpecMismatch;
-
-/** Ready reason while an intermediate CA waits for its certificate. */
-export const PENDING_REASON = certificateAuthorityReasons.names.PendingCertificate;
-
-async function getCa(client: ServiceClient, id: string, signal: AbortSignal) {
-  try {
-    return await client.pki.getCa(id, { signal });
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
-}
-
-/** The CA's certificate and chain, when it has one. */
-async function certificateOf(
-  client: ServiceClient,
-  ca: CertificateAuthority,
-  signal: AbortSignal,
-): Promise<CaCertificate | undefined> {
-  if (ca.status === PENDING_CERTIFICATE) return undefined;
-  return client.pki.getCaCertificate(ca.id, { signal });
-}
-
-/** Refuses to manage a CA of another project or with other immutable settings. */
-function checkIdentity(spec: CertificateAuthoritySpec, ca: CertificateAuthority, projectId: string): void {
-  const differs = immutableMismatch(spec, ca);
-  if (ca.projectId !== undefined && ca.projectId !== projectId) differs.unshift('projectRef');
-  if (differs.length === 0) return;
-  throw new TerminalError(
-    SPEC_MISMATCH,
-    `cannot manage certificate authority ${ca.id}: its ${differs.join(', ')} differ from the spec and ` +
-      `cannot change after creation; set ${ANNOTATION_EXTERNAL_ID} to the CA this spec describes, or delete ` +
-      'this resource with deletionPolicy Orphan and create one that matches',
-  );
-}
+/** Said once per CertificateAuthority, when it is created: the service marks these endpoints deprecated. */
+const deprecationNotice = {
+  type: 'Warning',
+  reason: 'DeprecatedEndpoint',
+  message:
+    'created through the service’s /api/v1/pki/ca endpoints, which it marks deprecated in favour of ' +
+    'its certificate-manager CA API',
+} as const;
 
 function caClient(client: ServiceClient, services: OperatorServices): Client {
   return {
@@ -129,26 +93,11 @@ function caClient(client: ServiceClient, services: OperatorServices): Client {
         ),
       );
     },
-    readyCheck(_obj, status) {
-      if (status?.state !== PENDING_CERTIFICATE) return undefined;
-      return {
-        reason: PENDING_REASON,
-        message: 'the intermediate CA waits for its certificate to be signed by a parent CA',
-      };
-    },
+    readyCheck: (_obj, status) => caNotReady(status),
   };
 }
 
 /** The CertificateAuthority adapter on the operator's services. */
-/** Said once per CertificateAuthority, when it is created: the service marks these endpoints deprecated. */
-const deprecationNotice = {
-  type: 'Warning',
-  reason: 'DeprecatedEndpoint',
-  message:
-    'created through the service’s /api/v1/pki/ca endpoints, which it marks deprecated in favour of ' +
-    'its certificate-manager CA API',
-} as const;
-
 export function certificateAuthorityAdapter(
   services: OperatorServices,
 ): ManagedAdapter<CertificateAuthoritySpec, CaRefs, CaStatusFields> {
