@@ -4,7 +4,8 @@
 // static keys taken from it), and through a discovery document served by a local HTTPS fixture
 // pointing at that JWKS (OIDC auth). Each method: a successful login, then the failures the
 // service answers (wrong namespace, name, audience, subject, issuer; expired, malformed or
-// revoked tokens; revoked method; unknown identity), none of which may echo a token.
+// revoked tokens; revoked method; unknown identity), none of which may echo a token. Also the
+// TLS-certificate login, with certificates from a test CA passed as a TLS terminator passes them.
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
@@ -14,6 +15,7 @@ import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createCertificateAuthority,
+  issueClientCertificate,
   issueServingCertificate,
 } from '../../src/sandbox/control-plane/certs.ts';
 import { startTestServer, type CallResult, type TestServer } from '../../src/devserver/test-support.ts';
@@ -378,5 +380,58 @@ describe('oidc auth through a discovery document', () => {
     });
     const res = await login('oidc-auth', otherId, await tokenFor(ns, 'workload', ['coffer']));
     expectDenied(res, 401, /^Access denied: Failed to fetch OIDC discovery document from /);
+  });
+});
+
+describe('tls-cert auth with the certificate from the TLS terminator header', () => {
+  let identityId = '';
+  const certLogin = (id: string, certPem?: string): Promise<CallResult> =>
+    t.call('POST', '/api/v1/auth/tls-cert-auth/login', {
+      token: null,
+      body: { identityId: id },
+      headers: certPem ? { 'x-identity-tls-cert-auth-client-cert': encodeURIComponent(certPem) } : {},
+    });
+  let trusted = { certPem: '', keyPem: '' };
+
+  beforeAll(async () => {
+    trusted = await createCertificateAuthority('logins-ca');
+    identityId = await newIdentity();
+    const attached = await t.call('POST', `/api/v1/auth/tls-cert-auth/identities/${identityId}`, {
+      body: { caCertificate: trusted.certPem, allowedCommonNames: 'workload, batch' },
+    });
+    expect(attached.status).toBe(200);
+  });
+
+  it('logs in with a certificate of an allowed common name signed by the CA', async () => {
+    const cert = await issueClientCertificate(trusted, 'workload', ['team']);
+    expectToken(await certLogin(identityId, cert.certPem));
+  });
+
+  it('refuses another common name, another CA, an expired certificate, no header, no method', async () => {
+    const intruder = await issueClientCertificate(trusted, 'intruder', []);
+    expectDenied(
+      await certLogin(identityId, intruder.certPem),
+      401,
+      'Access denied: TLS Certificate Auth common name not allowed.',
+    );
+    const foreign = await issueClientCertificate(await createCertificateAuthority('foreign'), 'workload', []);
+    expectDenied(
+      await certLogin(identityId, foreign.certPem),
+      401,
+      'Access denied: Certificate not issued by the provided CA.',
+    );
+    const cert = await issueClientCertificate(trusted, 'batch', []);
+    clockOffsetMs = 30 * 24 * 3600 * 1000;
+    try {
+      expectDenied(await certLogin(identityId, cert.certPem), 401, 'Access denied: Certificate has expired.');
+    } finally {
+      clockOffsetMs = 0;
+    }
+    expectDenied(await certLogin(identityId), 400, 'Missing TLS certificate in header');
+    expectDenied(
+      await certLogin(await newIdentity(), cert.certPem),
+      404,
+      'TLS Certificate auth method not found for identity, did you configure TLS Certificate auth?',
+    );
   });
 });

@@ -7,6 +7,7 @@ import { authMethodRoutes } from './auth/auth-methods.ts';
 import { tokenRoutes } from './auth/tokens.ts';
 import { jwtLoginRoutes } from './auth/jwt-logins.ts';
 import { kubernetesLoginRoutes } from './auth/kubernetes-login.ts';
+import { tlsCertLoginRoutes } from './auth/tls-cert-login.ts';
 import { universalAuthRoutes } from './auth/universal-auth.ts';
 import { bootstrapRoutes } from './bootstrap.ts';
 import { certManagerCaRoutes } from './cert-manager-ca.ts';
@@ -37,6 +38,7 @@ export function apiRoutes(app: DevApp): RouteDef[] {
     ...universalAuthRoutes(app),
     ...jwtLoginRoutes(app),
     ...kubernetesLoginRoutes(app),
+    ...tlsCertLoginRoutes(app),
     ...tokenRoutes(app),
     ...projectRoutes(app),
     ...projectLookupRoutes(app),
