@@ -7,8 +7,9 @@ import type { ManagedObject } from '../../managed/external-client.ts';
 import { WaitingError } from '../../runtime/errors.ts';
 import { ANNOTATION_EXTERNAL_ID } from '../../runtime/object-meta.ts';
 import { bound, context, fakeServices, managed, readyObject, resolving, type FakeWorld } from '../testing.ts';
-import { secretBatchAdapter, type SecretBatchRefs } from './adapter.ts';
+import { secretBatchAdapter } from './adapter.ts';
 import { ownedKeysOf } from './mapping.ts';
+import type { SecretBatchRefs } from './references.ts';
 
 let contract: Contract;
 let world: FakeWorld;

@@ -14,61 +14,37 @@
  *   the keys again is harmless), instead of a create-pending mark and the id afterwards.
  */
 import type { SecretBatchSpec } from '../../api/v1alpha1/index.ts';
-import type { Secret, ServiceClient } from '../../client/index.ts';
 import type {
   ExternalClient,
   ExternalContext,
   ManagedAdapter,
   ManagedObject,
-  Observation,
 } from '../../managed/external-client.ts';
-import { resolveReference, type ReferencedObject } from '../../managed/references.ts';
 import { isObserveOnly } from '../../managed/spec.ts';
 import { TerminalError } from '../../runtime/errors.ts';
-import { ANNOTATION_EXTERNAL_ID, getAnnotation } from '../../runtime/object-meta.ts';
+import { ANNOTATION_EXTERNAL_ID } from '../../runtime/object-meta.ts';
 import type { OperatorServices, ResolvedConnection } from '../kind-controller.ts';
 import type { ProjectEventHub } from '../project-events/index.ts';
+import { hubStatus, ownWriteNotice, registerInterest } from './event-hub-link.ts';
 import { folderNotFound, listFolder } from './folder.ts';
-import {
-  externalIdOf,
-  ownedKeysOf,
-  parseExternalId,
-  type BatchScope,
-  type SecretBatchStatusFields,
-} from './mapping.ts';
-import { describeChanges, isEmptyPlan, ownedAfter, planBatch } from './plan.ts';
-import { planInput, statusFields, syncBatch, WAIT_REQUEUE_MS, type Snapshot } from './sync.ts';
-import { readDesired } from './values.ts';
+import { externalIdOf, ownedKeysOf, parseExternalId, type SecretBatchStatusFields } from './mapping.ts';
+import { observationOf } from './observation.ts';
 import { secretBatchReasons } from './reasons.ts';
-
-/** What references resolve to: the service project id. */
-export interface SecretBatchRefs {
-  readonly projectId: string;
-}
+import { resolveSecretBatchRefs, scopeOf, type SecretBatchRefs } from './references.ts';
+import { readSnapshot, SnapshotMemo } from './snapshot.ts';
+import { syncBatch, WAIT_REQUEUE_MS } from './sync.ts';
 
 type Client = ExternalClient<SecretBatchSpec, SecretBatchRefs, SecretBatchStatusFields>;
-
-/** What observe read, for the create/update that follows in the same reconcile. */
-interface Memo extends Snapshot {
-  readonly at: number;
-}
-const memoTtlMs = 10_000;
+type Obj = ManagedObject<SecretBatchSpec>;
+type Context = ExternalContext<SecretBatchRefs>;
 
 interface Deps {
   readonly services: OperatorServices;
   readonly hub: ProjectEventHub | undefined;
-  readonly memo: Map<string, Memo>;
+  readonly memo: SnapshotMemo;
 }
 
-function scopeOf(obj: ManagedObject<SecretBatchSpec>, projectId: string): BatchScope {
-  return { projectId, environment: obj.spec.environment, secretPath: obj.spec.secretPath };
-}
-
-function memoKey(obj: ManagedObject<SecretBatchSpec>): string {
-  return obj.metadata.uid ?? `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
-}
-
-function checkId(ctx: ExternalContext<SecretBatchRefs>, id: string): void {
+function checkId(ctx: Context, id: string): void {
   if (ctx.externalId === undefined || ctx.externalId === id) return;
   throw new TerminalError(
     secretBatchReasons.names.ExternalIdMismatch,
@@ -77,85 +53,18 @@ function checkId(ctx: ExternalContext<SecretBatchRefs>, id: string): void {
   );
 }
 
-async function snapshot(
-  deps: Deps,
-  client: ServiceClient,
-  obj: ManagedObject<SecretBatchSpec>,
-  ctx: ExternalContext<SecretBatchRefs>,
-): Promise<Snapshot> {
-  const scope = scopeOf(obj, ctx.references.projectId);
-  const current = await listFolder(client, scope, ctx.signal);
-  const desired = await readDesired(deps.services.secrets, obj.metadata.namespace ?? '', obj.spec);
-  return { current, desired };
-}
-
-/** The snapshot observe left for this write, or a fresh one. */
-async function takeSnapshot(
-  deps: Deps,
-  client: ServiceClient,
-  obj: ManagedObject<SecretBatchSpec>,
-  ctx: ExternalContext<SecretBatchRefs>,
-): Promise<Snapshot> {
-  const key = memoKey(obj);
-  const memo = deps.memo.get(key);
-  deps.memo.delete(key);
-  if (memo && Date.now() - memo.at < memoTtlMs) return memo;
-  return snapshot(deps, client, obj, ctx);
-}
-
-function register(
-  deps: Deps,
-  connection: ResolvedConnection,
-  obj: ManagedObject<SecretBatchSpec>,
-  seen: Snapshot & { scope: BatchScope },
-): void {
-  const owned = ownedKeysOf(obj.status).map((o) => o.key);
-  const keys = [...seen.desired.flatMap((d) => [d.key, ...(d.previousKey ? [d.previousKey] : [])]), ...owned];
-  deps.hub?.register(obj, { connection, ...seen.scope, keys });
-}
-
-function observation(
-  deps: Deps,
-  connection: ResolvedConnection,
-  obj: ManagedObject<SecretBatchSpec>,
-  seen: Snapshot & { scope: BatchScope; id: string },
-): Observation<SecretBatchStatusFields> {
-  const events = deps.hub?.stateOf(connection.key, seen.scope.projectId);
-  const extra = events ? { events } : {};
-  const input = planInput(obj, seen.desired, seen.current ?? new Map<string, Secret>());
-  const status = statusFields(obj, ownedAfter(input, []), extra);
-  if (!seen.current) {
-    return {
-      exists: true,
-      upToDate: false,
-      externalId: seen.id,
-      status,
-      diff: `folder ${seen.scope.secretPath} is missing`,
-    };
-  }
-  const plan = planBatch(input);
-  const diff = describeChanges(plan.changes);
-  return {
-    exists: true,
-    upToDate: isEmptyPlan(plan),
-    externalId: seen.id,
-    status,
-    ...(diff ? { diff } : {}),
-  };
-}
-
 function batchClient(deps: Deps, connection: ResolvedConnection): Client {
   const { client } = connection;
-  const write = async (obj: ManagedObject<SecretBatchSpec>, ctx: ExternalContext<SecretBatchRefs>) => {
+  const read = (obj: Obj, ctx: Context) =>
+    readSnapshot(deps.services.secrets, client, obj, {
+      scope: scopeOf(obj, ctx.references.projectId),
+      signal: ctx.signal,
+    });
+  const write = async (obj: Obj, ctx: Context) => {
     const scope = scopeOf(obj, ctx.references.projectId);
-    const seen = await takeSnapshot(deps, client, obj, ctx);
-    const events = deps.hub?.stateOf(connection.key, scope.projectId);
-    const hub = deps.hub;
-    const notice = hub && {
-      expect: (keys: readonly string[]) => hub.expectOwnWrite(obj, keys),
-      forget: () => hub.forgetOwnWrite(obj),
-    };
-    const extra = events ? { events } : {};
+    const seen = deps.memo.take(obj) ?? (await read(obj, ctx));
+    const extra = hubStatus(deps.hub, connection, scope.projectId);
+    const notice = ownWriteNotice(deps.hub, obj);
     const context = { signal: ctx.signal, now: deps.services.now(), extra, notice };
     return { id: externalIdOf(scope), status: await syncBatch({ client, obj, scope }, seen, context) };
   };
@@ -164,16 +73,15 @@ function batchClient(deps: Deps, connection: ResolvedConnection): Client {
       const scope = scopeOf(obj, ctx.references.projectId);
       const id = externalIdOf(scope);
       checkId(ctx, id);
-      const seen = { ...(await snapshot(deps, client, obj, ctx)), scope, id };
-      register(deps, connection, obj, seen);
+      const seen = { ...(await read(obj, ctx)), scope, id };
+      registerInterest(deps.hub, connection, obj, seen);
       if (!seen.current && !obj.spec.createFolders && !isObserveOnly(obj.spec))
         throw folderNotFound(scope, WAIT_REQUEUE_MS);
       const result =
         ctx.externalId === undefined
           ? ({ exists: false } as const)
-          : observation(deps, connection, obj, seen);
-      if ((!result.exists || !result.upToDate) && !isObserveOnly(obj.spec))
-        deps.memo.set(memoKey(obj), { ...seen, at: Date.now() });
+          : observationOf(obj, seen, hubStatus(deps.hub, connection, scope.projectId));
+      if ((!result.exists || !result.upToDate) && !isObserveOnly(obj.spec)) deps.memo.remember(obj, seen);
       return result;
     },
     async create(obj, ctx) {
@@ -208,32 +116,14 @@ function batchClient(deps: Deps, connection: ResolvedConnection): Client {
   };
 }
 
-/** The Project id: from the Project resource, or (while deleting) from the recorded external id. */
-async function resolveProject(
-  services: OperatorServices,
-  obj: ManagedObject<SecretBatchSpec>,
-  context: Parameters<NonNullable<ManagedAdapter<SecretBatchSpec, SecretBatchRefs>['resolveReferences']>>[1],
-): Promise<SecretBatchRefs> {
-  const recorded = parseExternalId(getAnnotation(obj, ANNOTATION_EXTERNAL_ID) ?? '')?.projectId;
-  const resolved = await resolveReference({
-    reader: services.reader<ReferencedObject>('Project'),
-    kind: 'Project',
-    from: obj,
-    ref: obj.spec.projectRef,
-    context,
-    ...(recorded ? { fallbackId: recorded } : {}),
-  });
-  return { projectId: resolved.externalId };
-}
-
 /** The SecretBatch adapter; `hub` receives the resources for instant updates (optional). */
 export function secretBatchAdapter(
   services: OperatorServices,
   hub?: ProjectEventHub,
 ): ManagedAdapter<SecretBatchSpec, SecretBatchRefs, SecretBatchStatusFields> {
-  const deps: Deps = { services, hub, memo: new Map() };
+  const deps: Deps = { services, hub, memo: new SnapshotMemo() };
   return {
-    resolveReferences: (obj, context) => resolveProject(services, obj, context),
+    resolveReferences: (obj, context) => resolveSecretBatchRefs(services, obj, context),
     async connect(obj) {
       return batchClient(deps, await services.connectionFor(obj));
     },

@@ -13,8 +13,9 @@ import {
 } from '../registration.ts';
 import { readsSecrets } from '../rbac-needs.ts';
 import { projectEventHub } from '../project-events/index.ts';
-import { secretBatchAdapter, type SecretBatchRefs } from './adapter.ts';
+import { secretBatchAdapter } from './adapter.ts';
 import type { SecretBatchStatusFields } from './mapping.ts';
+import type { SecretBatchRefs } from './references.ts';
 import { referencedSecrets } from './values.ts';
 
 const KIND = 'SecretBatch';
