@@ -5,6 +5,7 @@ import type { DevApp } from '../app.ts';
 import type { RouteDef } from '../http/types.ts';
 import { authMethodRoutes } from './auth/auth-methods.ts';
 import { tokenRoutes } from './auth/tokens.ts';
+import { awsLoginRoutes } from './auth/aws-login.ts';
 import { jwtLoginRoutes } from './auth/jwt-logins.ts';
 import { kubernetesLoginRoutes } from './auth/kubernetes-login.ts';
 import { tlsCertLoginRoutes } from './auth/tls-cert-login.ts';
@@ -39,6 +40,7 @@ export function apiRoutes(app: DevApp): RouteDef[] {
     ...jwtLoginRoutes(app),
     ...kubernetesLoginRoutes(app),
     ...tlsCertLoginRoutes(app),
+    ...awsLoginRoutes(app),
     ...tokenRoutes(app),
     ...projectRoutes(app),
     ...projectLookupRoutes(app),
