@@ -69,7 +69,16 @@ function keyWithKid(keys: Record<string, unknown>[], kid: unknown): KeyObject {
     throw unauthorized(
       `Access denied: Unable to find a signing key that matches ${JSON.stringify(kid) ?? 'undefined'}`,
     );
-  return publicKeyFrom(jwk);
+  return jwkKey(jwk);
+}
+
+/** The key of a JWKS entry; an entry node:crypto cannot read is the provider's fault → 401. */
+function jwkKey(jwk: Record<string, unknown>): KeyObject {
+  try {
+    return publicKeyFrom(jwk);
+  } catch {
+    throw unauthorized('Access denied: the signing key from the JWKS endpoint cannot be read');
+  }
 }
 
 function decodeOrDeny(token: string): DecodedJws {
@@ -130,7 +139,7 @@ async function verifyOidcAuth(app: DevApp, config: Config, token: string): Promi
         `Access denied: Unable to verify JWT signature. The signing key '${JSON.stringify(jws.header.kid)}' was not found in the OIDC provider's JWKS endpoint. This may indicate an invalid token or misconfigured OIDC provider.`,
       );
     }
-    return verifyOrDeny(jws, publicKeyFrom(jwk), app, issuer);
+    return verifyOrDeny(jws, jwkKey(jwk), app, issuer);
   }
   if (keys.length === 0) {
     throw unauthorized("Access denied: No signing keys available from OIDC provider's JWKS endpoint.");
