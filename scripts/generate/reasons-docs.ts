@@ -1,7 +1,9 @@
 /**
  * Generates the reason table of docs/gitops.md (between `<!-- generated:reasons -->` markers)
  * from the declared reasons: every reason the operator can set, its condition(s), its class,
- * the Argo CD health and kstatus reading that class gives, and the kinds that report it.
+ * the Argo CD health and kstatus reading that class gives, and the kinds that report it; and the
+ * README's troubleshooting table (`<!-- generated:troubleshooting -->`): what each means and what
+ * to do.
  */
 import { allReasonTables } from '../../src/controllers/reasons.ts';
 import { kindReasonTables } from '../../src/controllers/reasons.ts';
@@ -43,6 +45,29 @@ export function reasonsTable(): string {
   return `${lines.join('\n')}\n`;
 }
 
+function troubleshootingRow(name: string, declared: ReasonDeclaration, scope: string): string {
+  const conditions = declared.conditions.join(', ');
+  const kinds = scope === 'generic' ? '' : ` (${kindsOf(scope)})`;
+  const text = declared.remedy ? `${declared.description} ${declared.remedy}` : declared.description;
+  return `| \`${name}\` | ${conditions}${kinds} | ${text} |`;
+}
+
+/**
+ * The README's troubleshooting table: every reason a condition can show that is not "all is
+ * well", with what it means and what to do (description plus remedy).
+ */
+export function troubleshootingTable(): string {
+  const lines = ['| Reason | Condition | What it means and what to do |', '|---|---|---|'];
+  for (const table of allReasonTables()) {
+    const declarations: Readonly<Record<string, ReasonDeclaration>> = table.declarations;
+    for (const [name, declared] of Object.entries(declarations)) {
+      if (declared.conditions.length > 0 && declared.class !== 'healthy')
+        lines.push(troubleshootingRow(name, declared, table.scope));
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 export const reasonsDocsRegion = (): GeneratedRegion => ({
   path: 'docs/gitops.md',
   name: 'reasons',
@@ -51,5 +76,10 @@ export const reasonsDocsRegion = (): GeneratedRegion => ({
 
 export const reasonsDocsGenerator: Generator = {
   name: 'reasons-docs',
-  generate: () => ({ regions: [reasonsDocsRegion()] }),
+  generate: () => ({
+    regions: [
+      reasonsDocsRegion(),
+      { path: 'README.md', name: 'troubleshooting', content: troubleshootingTable() },
+    ],
+  }),
 };

@@ -31,6 +31,8 @@ export interface ReasonDeclaration {
   readonly conditions: readonly ReasonCondition[];
   /** One sentence for the docs' reason tables: what it means and what to do. */
   readonly description: string;
+  /** More on what to do, for the README's troubleshooting table, where the description is short. */
+  readonly remedy?: string;
 }
 
 declare const declaredReason: unique symbol;

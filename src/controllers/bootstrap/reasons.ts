@@ -10,6 +10,7 @@ export const bootstrapReasons = declareReasons('Bootstrap', {
     conditions: ['Ready', 'Synced'],
     description:
       'The service says the instance is already set up (by someone else, or earlier with the output Secret since deleted).',
+    remedy: 'The token cannot be recovered: use a Connection with existing credentials.',
   },
   ConnectionNotOwned: {
     class: 'terminal',

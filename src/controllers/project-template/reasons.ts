@@ -9,5 +9,6 @@ export const projectTemplateReasons = declareReasons('ProjectTemplate', {
     class: 'terminal',
     conditions: ['Synced'],
     description: 'The template found has another type, which the service cannot change.',
+    remedy: 'Point `coffer.dev/external-id` at the right object, or fix the spec.',
   },
 });
