@@ -2,6 +2,7 @@
 // memberships, roles, additional privileges and project templates.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  DeletionBlockedError,
   ForbiddenError,
   InvalidError,
   NotFoundError,
@@ -50,7 +51,7 @@ describe('projects', () => {
 
   it('refuses to delete a protected project', async () => {
     const p = await ctx.admin.projects.create({ projectName: 'Kept', hasDeleteProtection: true });
-    await expectServiceError(ctx.admin.projects.delete(p.id), InvalidError, 400, /protect/i);
+    await expectServiceError(ctx.admin.projects.delete(p.id), DeletionBlockedError, 400, /protect/i);
     await ctx.admin.projects.update(p.id, { hasDeleteProtection: false });
     await ctx.admin.projects.delete(p.id);
   });
@@ -121,7 +122,7 @@ describe('identities', () => {
       organizationId: ctx.orgId,
       hasDeleteProtection: true,
     });
-    await expectServiceError(ctx.admin.identities.delete(kept.id), InvalidError, 400, /protect/i);
+    await expectServiceError(ctx.admin.identities.delete(kept.id), DeletionBlockedError, 400, /protect/i);
   });
 });
 
