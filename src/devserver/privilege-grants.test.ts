@@ -205,3 +205,29 @@ describe('identity memberships', () => {
     expect(granted.status).toBe(200);
   });
 });
+
+describe('roles', () => {
+  // The service checks `create`/`edit` on `role` for project roles (no boundary beyond that): a
+  // member, whose role only reads roles, cannot write one with more than it holds; an admin can.
+  it('refuses a member creating or widening a custom role; an admin may', async () => {
+    const roles = `/api/v2/workspace/${projectId}/roles`;
+    const created = await t.call('POST', roles, {
+      token: member.token,
+      body: { slug: 'everything', name: 'Everything', permissions: everything },
+    });
+    expect(created.status).toBe(403);
+    const byAdmin = await t.call('POST', roles, {
+      body: { slug: 'reader', name: 'Reader', permissions: readDev },
+    });
+    expect(byAdmin.status).toBe(200);
+    const widened = await t.call('PATCH', `${roles}/${byAdmin.body.role.id}`, {
+      token: member.token,
+      body: { permissions: everything },
+    });
+    expect(widened.status).toBe(403);
+    const stored = await t.call('GET', `${roles}/slug/reader`);
+    expect(stored.body.role.permissions).toEqual([
+      { subject: 'secrets', action: ['read'], conditions: { environment: 'dev' }, inverted: false },
+    ]);
+  });
+});
