@@ -49,6 +49,9 @@ log() { printf '[control-plane] %s\n' "$*" >&2; }
 workdirs=()
 heartbeat_pid=
 cleanup() {
+  # A second INT/TERM (the sandbox signals the whole group again when it exits) must not cut the
+  # removal short; the ignored signals are inherited by rm as well.
+  trap '' INT TERM
   [[ -z $heartbeat_pid ]] || kill "$heartbeat_pid" 2>/dev/null || true
   rm -rf "${workdirs[@]}"
 }

@@ -78,6 +78,10 @@ it('stops install.sh, go and their children on SIGINT during the first-run build
     expect(buildProcesses()).toEqual([]);
     expect(output).toContain('control-plane build stopped');
     // install.sh's build directory and the sandbox's data directory are gone.
+    await waitFor(() => readdirSync(tmp).length === 0, {
+      timeoutMs: 10_000,
+      message: 'the temporary directories to be removed',
+    }).catch(() => undefined);
     expect(readdirSync(tmp)).toEqual([]);
   } finally {
     sandbox.kill('SIGKILL');
