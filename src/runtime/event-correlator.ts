@@ -91,11 +91,11 @@ export class EventCorrelator {
   /** The verdict for `event` about `obj`; see the module comment. */
   correlate(obj: KubeObject, event: EventInput): Correlation {
     if (event.type !== 'Warning' && this.routine(event) && !take(this.budget)) {
-      return this.skip(event, 'routine-budget');
+      return this.withhold(event, 'routine-budget');
     }
     const state = this.stateOf(obj);
     const { event: written, repeat } = this.combine(state, event);
-    if (repeat && !take(state.repeats)) return this.skip(event, 'repeated-too-often');
+    if (repeat && !take(state.repeats)) return this.withhold(event, 'repeated-too-often');
     return { record: written };
   }
 
@@ -104,7 +104,7 @@ export class EventCorrelator {
     return this.skippedByReason;
   }
 
-  private skip(event: EventInput, why: 'repeated-too-often' | 'routine-budget'): Correlation {
+  private withhold(event: EventInput, why: 'repeated-too-often' | 'routine-budget'): Correlation {
     this.skippedByReason.set(event.reason, (this.skippedByReason.get(event.reason) ?? 0) + 1);
     return { skip: why };
   }
