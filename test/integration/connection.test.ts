@@ -169,7 +169,7 @@ describe('Connection', () => {
     const error = await h.create('Connection', 'invalid', { url: h.url, auth }).catch((e: unknown) => e);
     expect(statusCodeOf(error)).toBe(422);
     expect(String((error as { body?: unknown }).body)).toContain(
-      'auth: set exactly one of token or universalAuth',
+      'auth: set exactly one of token, universalAuth, kubernetes, jwt or oidc',
     );
   });
 });

@@ -7,6 +7,7 @@ import { namespaceName, namespacedConfigMapKeySelector, namespacedSecretKeySelec
 import { connectionColumns, connectionSpecFields, connectionStatusSchema } from './connection-fields.ts';
 import { defineKind } from './kind.ts';
 import { listSet, withRules } from './schema-helpers.ts';
+import { namespacedServiceAccountRef } from './service-account-login.ts';
 
 const labelValue = z.string().max(63).describe('Label value.');
 
@@ -73,7 +74,11 @@ const adoption = z
 
 export const clusterConnectionSpec = z
   .object({
-    ...connectionSpecFields(namespacedSecretKeySelector, namespacedConfigMapKeySelector),
+    ...connectionSpecFields(
+      namespacedSecretKeySelector,
+      namespacedConfigMapKeySelector,
+      namespacedServiceAccountRef,
+    ),
     allowedNamespaces,
     adoption: adoption.optional(),
   })

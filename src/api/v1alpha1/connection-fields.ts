@@ -8,9 +8,10 @@ import { serviceUrl } from './common.ts';
 import type { PrinterColumn } from './kind.ts';
 import { commonStatusFields } from './status.ts';
 import { celCountPresent, countPresent, withRules } from './schema-helpers.ts';
+import { serviceAccountLogins } from './service-account-login.ts';
 
 const caSources = ['caBundle', 'caBundleSecretRef', 'caBundleConfigMapRef'] as const;
-const authMethods = ['token', 'universalAuth'] as const;
+const authMethods = ['token', 'universalAuth', 'kubernetes', 'jwt', 'oidc'] as const;
 
 /** TLS settings: at most one CA source, verification on unless explicitly skipped. */
 export function tlsSettings<S extends z.ZodObject, C extends z.ZodObject>(secretRef: S, configMapRef: C) {
@@ -44,12 +45,13 @@ export function tlsSettings<S extends z.ZodObject, C extends z.ZodObject>(secret
 }
 
 /**
- * Builds the connection spec fields for a given Secret/ConfigMap key selector (local or
- * namespaced). The selectors must already carry descriptions of their own fields.
+ * Builds the connection spec fields for a given Secret/ConfigMap key selector and ServiceAccount
+ * reference (local or namespaced). The selectors must already carry descriptions of their own fields.
  */
-export function connectionSpecFields<S extends z.ZodObject, C extends z.ZodObject>(
+export function connectionSpecFields<S extends z.ZodObject, C extends z.ZodObject, A extends z.ZodObject>(
   secretRef: S,
   configMapRef: C,
+  serviceAccountRef: A,
 ) {
   const auth = withRules(
     z.object({
@@ -68,15 +70,19 @@ export function connectionSpecFields<S extends z.ZodObject, C extends z.ZodObjec
         .describe(
           'Log in with universal auth (client id + client secret); access tokens are renewed automatically.',
         ),
+      ...serviceAccountLogins(serviceAccountRef),
     }),
     [
       {
         rule: `${celCountPresent(authMethods)} == 1`,
-        message: 'auth: set exactly one of token or universalAuth',
+        message: 'auth: set exactly one of token, universalAuth, kubernetes, jwt or oidc',
         check: (value) => countPresent(value, authMethods) === 1,
       },
     ],
-  ).describe('How the operator authenticates to the service: exactly one of token or universalAuth.');
+  ).describe(
+    'How the operator authenticates to the service: exactly one of token, universalAuth, kubernetes, jwt or oidc ' +
+      '(the last three present a Kubernetes ServiceAccount token; no credential is stored in a Secret).',
+  );
 
   return {
     url: serviceUrl.describe(

@@ -6,9 +6,10 @@ import { z } from 'zod';
 import { configMapKeySelector, secretKeySelector } from './common.ts';
 import { connectionColumns, connectionSpecFields, connectionStatusSchema } from './connection-fields.ts';
 import { defineKind } from './kind.ts';
+import { localServiceAccountRef } from './service-account-login.ts';
 
 export const connectionSpec = z
-  .object(connectionSpecFields(secretKeySelector, configMapKeySelector))
+  .object(connectionSpecFields(secretKeySelector, configMapKeySelector, localServiceAccountRef))
   .describe(
     'Where the service is and how to authenticate; Secrets and ConfigMaps are read from this namespace.',
   );
@@ -23,7 +24,8 @@ export const connectionKind = defineKind({
   shortNames: ['conn'],
   scope: 'Namespaced',
   description:
-    'A service instance (URL, TLS) and the credentials (access token or universal auth) the operator uses ' +
+    'A service instance (URL, TLS) and how the operator logs in there (access token, universal auth, or a ' +
+    'ServiceAccount token through Kubernetes, JWT or OIDC auth) ' +
     'there on behalf of resources in this namespace. Ready when the service accepts the credentials.',
   spec: connectionSpec,
   status: connectionStatus,

@@ -26,6 +26,7 @@ export * from './project-role.ts';
 export * from './project-template.ts';
 export * from './project.ts';
 export * from './secret-batch.ts';
+export * from './service-account-login.ts';
 export * from './status.ts';
 
 export { allKinds } from './kinds.generated.ts';

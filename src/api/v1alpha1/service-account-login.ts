@@ -1,0 +1,122 @@
+/**
+ * The ServiceAccount-token logins of Connection and ClusterConnection (`auth.kubernetes`,
+ * `auth.jwt`, `auth.oidc`): which machine identity to log in as and where the operator gets the
+ * Kubernetes ServiceAccount token it presents. No credential is stored in any Secret.
+ */
+import { z } from 'zod';
+import { namespaceName, objectName } from './common.ts';
+import { celCountPresent, countPresent, withRules } from './schema-helpers.ts';
+
+/** Where the kubelet mounts the operator's projected token in the chart's Deployment. */
+export const defaultProjectedTokenPath = '/var/run/secrets/coffer.dev/serviceaccount/token';
+/** TokenRequest expiry bounds: the API server refuses less than 10 minutes. */
+export const tokenExpirationSeconds = { min: 600, max: 86400, default: 600 } as const;
+
+const tokenSources = ['projected', 'serviceAccountRef'] as const;
+
+const projected = z
+  .object({
+    path: z
+      .string()
+      .min(2)
+      .max(4096)
+      .regex(/^\//, 'must be an absolute path')
+      .default(defaultProjectedTokenPath)
+      .describe(
+        `File holding the token, re-read as the kubelet rotates it. Default: ${defaultProjectedTokenPath}.`,
+      ),
+  })
+  .describe(
+    'The operator’s own projected ServiceAccount token (a file the kubelet rotates). This is the operator’s ' +
+      'identity: allowed on a ClusterConnection, and on a Connection only in the operator’s own namespace ' +
+      '(elsewhere Synced=False with reason TokenSourceNotAllowed).',
+  );
+
+/** Fields of a TokenRequest reference; `namespace` is added for ClusterConnection. */
+const serviceAccountRefFields = {
+  name: objectName.describe('Name of the ServiceAccount a token is requested for.'),
+  audiences: z
+    .array(z.string().min(1).max(256))
+    .min(1)
+    .max(5)
+    .refine((items) => new Set(items).size === items.length, { message: 'entries must be unique' })
+    .meta({ 'x-kubernetes-list-type': 'set' })
+    .describe(
+      'Audiences of the requested token (1 to 5), e.g. the audience the identity’s auth expects. ' +
+        'A token the Kubernetes API server itself would accept is never sent (reason AudienceNotAllowed).',
+    ),
+  expirationSeconds: z
+    .int()
+    .min(tokenExpirationSeconds.min)
+    .max(tokenExpirationSeconds.max)
+    .default(tokenExpirationSeconds.default)
+    .describe(
+      'Lifetime of each requested token in seconds (600 to 86400; the API server refuses less than 600). ' +
+        'The token is re-requested at about 80% of its lifetime. Default: 600.',
+    ),
+};
+
+/** A ServiceAccount in the Connection's own namespace. */
+export const localServiceAccountRef = z
+  .object(serviceAccountRefFields)
+  .describe(
+    'A short-lived token requested from the TokenRequest API for a ServiceAccount in this Connection’s namespace.',
+  );
+
+/** A ServiceAccount in a named namespace (ClusterConnection). */
+export const namespacedServiceAccountRef = z
+  .object({
+    ...serviceAccountRefFields,
+    namespace: namespaceName.describe('Namespace of the ServiceAccount.'),
+  })
+  .describe('A short-lived token requested from the TokenRequest API for a named ServiceAccount.');
+
+export type ServiceAccountRef = z.output<typeof localServiceAccountRef> & { namespace?: string };
+
+/** The three logins that present a ServiceAccount token, built for a (local or namespaced) ref. */
+export function serviceAccountLogins<R extends z.ZodObject>(serviceAccountRef: R) {
+  const serviceAccountToken = withRules(
+    z.object({ projected: projected.optional(), serviceAccountRef: serviceAccountRef.optional() }),
+    [
+      {
+        rule: `${celCountPresent(tokenSources)} == 1`,
+        message: 'serviceAccountToken: set exactly one of projected or serviceAccountRef',
+        check: (value) => countPresent(value, tokenSources) === 1,
+      },
+    ],
+  ).describe('Where the ServiceAccount token comes from: exactly one of projected or serviceAccountRef.');
+  const login = (what: string) =>
+    z
+      .object({
+        identityId: z
+          .string()
+          .min(1)
+          .max(256)
+          .describe(`Id of the machine identity to log in as; it must have ${what} configured.`),
+        serviceAccountToken,
+      })
+      .optional();
+  return {
+    kubernetes: login('Kubernetes auth').describe(
+      'Log in with the service’s Kubernetes auth: the service checks the ServiceAccount token by a ' +
+        'TokenReview against the cluster. Access tokens are renewed automatically.',
+    ),
+    jwt: login('JWT auth').describe(
+      'Log in with the service’s JWT auth: the service verifies the ServiceAccount token against the ' +
+        'cluster’s keys (static keys or JWKS URL). Access tokens are renewed automatically.',
+    ),
+    oidc: login('OIDC auth').describe(
+      'Log in with the service’s OIDC auth: the service verifies the ServiceAccount token against the ' +
+        'cluster issuer’s discovery document and JWKS. Access tokens are renewed automatically.',
+    ),
+  };
+}
+
+/** Spec of one ServiceAccount-token login, as the operator reads it. */
+export interface ServiceAccountLogin {
+  readonly identityId: string;
+  readonly serviceAccountToken: {
+    readonly projected?: { readonly path: string };
+    readonly serviceAccountRef?: ServiceAccountRef;
+  };
+}
