@@ -12,6 +12,7 @@ import type {
   ManagedStatus,
   ResolveContext,
 } from '../managed/external-client.ts';
+import type { ClusterIdentity } from '../runtime/cluster-identity.ts';
 import type { KubeObject } from '../runtime/object-meta.ts';
 import type { OperatorServices } from './kind-controller.ts';
 
@@ -26,8 +27,19 @@ export interface FakeWorld {
   objects: Record<string, KubeObject[]>;
   /** Secrets by `namespace/name`, decoded. */
   secrets: Record<string, Record<string, string>>;
+  /** ConfigMaps by `namespace/name`; default none. */
+  configMaps?: Record<string, Record<string, string>>;
   now: Date;
+  /** The cluster the operator would run in; default: one that answers nothing. */
+  cluster?: ClusterIdentity;
 }
+
+const noCluster: ClusterIdentity = {
+  apiServer: () => {
+    throw new Error('no cluster in this test');
+  },
+  serviceAccountIssuer: () => Promise.reject(new Error('no cluster in this test')),
+};
 
 /** Fake services over `client`, reading the mutable `world`. */
 export function fakeServices(client: ServiceClient, world: FakeWorld): OperatorServices {
@@ -47,7 +59,10 @@ export function fakeServices(client: ServiceClient, world: FakeWorld): OperatorS
         ),
     }),
     secrets: { read: (ns, name) => Promise.resolve(world.secrets[`${ns}/${name}`]) },
-    configMaps: { read: () => Promise.resolve(undefined) },
+    configMaps: { read: (ns, name) => Promise.resolve(world.configMaps?.[`${ns}/${name}`]) },
+    get cluster() {
+      return world.cluster ?? noCluster;
+    },
     enqueue: () => undefined,
     log: silentLog,
     now: () => world.now,

@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { ServiceClient } from '../client/index.ts';
+import type { ClusterIdentity } from '../runtime/cluster-identity.ts';
 import type { KubeObject } from '../runtime/object-meta.ts';
 import type { Request } from '../runtime/reconcile.ts';
 import type { ManagedObject } from './external-client.ts';
@@ -54,6 +55,8 @@ export interface OperatorServices {
   reader<T extends KubeObject = KubeObject>(kind: string): ObjectReader<T>;
   readonly secrets: SecretSource;
   readonly configMaps: ConfigMapSource;
+  /** The operator's own API server and ServiceAccount issuer (public material only). */
+  readonly cluster: ClusterIdentity;
   /** Enqueue objects of a kind now (e.g. on a project event). */
   enqueue(kind: string, requests: readonly Request[]): void;
   readonly log: Logger;

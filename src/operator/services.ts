@@ -6,6 +6,7 @@ import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client
 import type { Logger } from 'pino';
 import type { RequestInfo } from '../client/index.ts';
 import { cacheReader, type ObjectReader } from '../managed/kube-objects.ts';
+import { clusterIdentity } from '../runtime/cluster-identity.ts';
 import type { Controller } from '../runtime/controller.ts';
 import type { KubeObject } from '../runtime/informer.ts';
 import { createSecretWriter } from '../runtime/secret-writer.ts';
@@ -116,6 +117,7 @@ export function createServices(options: ServicesOptions): DirectServices {
     reader: <T extends KubeObject>(kind: string) => kindReader(kind) as ObjectReader<T>,
     secrets,
     configMaps,
+    cluster: clusterIdentity(options.kubeConfig),
     enqueue(kind, requests) {
       const controller = options.controllers.get(kind);
       if (!controller) throw new Error(`cannot enqueue ${kind}: no controller for this kind`);
