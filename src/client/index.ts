@@ -8,6 +8,8 @@ export {
   type AuthProvider,
   type UniversalAuthOptions,
 } from './auth.ts';
+export { jwtLogin, type JwtLoginOptions, type JwtSupplier } from './jwt-login-auth.ts';
+export { jwtLoginMethods } from './auth-tokens.ts';
 export {
   ApprovalRequiredError,
   AlreadyExistsError,
@@ -52,7 +54,13 @@ export { defaultTransportRegistry, TransportRegistry, type TlsOptions } from './
 export { SseParser, type SseFrame } from './sse.ts';
 
 export type { AdminApi, BootstrapInput, BootstrapResult } from './admin.ts';
-export type { AccessToken, AuthTokensApi, UniversalAuthLoginInput } from './auth-tokens.ts';
+export type {
+  AccessToken,
+  AuthTokensApi,
+  JwtLoginInput,
+  JwtLoginMethod,
+  UniversalAuthLoginInput,
+} from './auth-tokens.ts';
 export type {
   CreateEnvironmentInput,
   Environment,
