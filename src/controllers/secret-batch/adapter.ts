@@ -2,7 +2,8 @@
  * SecretBatch adapter: the keys of one folder (`projectId:environment:secretPath`, the external
  * id) that this resource pushes.
  *
- * - observe: reads the desired values (Secrets, literals) and lists the folder ONCE; "exists"
+ * - observe: reads the desired values (Secrets, literals) and lists the folder ONCE (not at all
+ *   before the first write when that write creates the folder, see `folderReadDeferred`); "exists"
  *   once an external id is recorded; up to date when no key differs (after normalisation);
  *   registers the resource with the project event hub (instant updates);
  * - create / update: `syncBatch` (folders, one batch update, one batch delete), reusing what
@@ -31,7 +32,7 @@ import { externalIdOf, ownedKeysOf, parseExternalId, type SecretBatchStatusField
 import { observationOf } from './observation.ts';
 import { secretBatchReasons } from './reasons.ts';
 import { resolveSecretBatchRefs, scopeOf, type SecretBatchRefs } from './references.ts';
-import { readSnapshot, SnapshotMemo } from './snapshot.ts';
+import { folderReadDeferred, readSnapshot, SnapshotMemo } from './snapshot.ts';
 import { syncBatch, WAIT_REQUEUE_MS } from './sync.ts';
 
 type Client = ExternalClient<SecretBatchSpec, SecretBatchRefs, SecretBatchStatusFields>;
@@ -55,10 +56,11 @@ function checkId(ctx: Context, id: string): void {
 
 function batchClient(deps: Deps, connection: ResolvedConnection): Client {
   const { client } = connection;
-  const read = (obj: Obj, ctx: Context) =>
+  const read = (obj: Obj, ctx: Context, deferFolder = false) =>
     readSnapshot(deps.services.secrets, client, obj, {
       scope: scopeOf(obj, ctx.references.projectId),
       signal: ctx.signal,
+      deferFolder,
     });
   const write = async (obj: Obj, ctx: Context) => {
     const scope = scopeOf(obj, ctx.references.projectId);
@@ -73,7 +75,8 @@ function batchClient(deps: Deps, connection: ResolvedConnection): Client {
       const scope = scopeOf(obj, ctx.references.projectId);
       const id = externalIdOf(scope);
       checkId(ctx, id);
-      const seen = { ...(await read(obj, ctx)), scope, id };
+      const deferred = folderReadDeferred(obj, ctx.externalId);
+      const seen = { ...(await read(obj, ctx, deferred)), scope, id };
       registerInterest(deps.hub, connection, obj, seen);
       if (!seen.current && !obj.spec.createFolders && !isObserveOnly(obj.spec))
         throw folderNotFound(scope, WAIT_REQUEUE_MS);

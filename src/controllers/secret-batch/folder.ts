@@ -1,7 +1,8 @@
 /**
  * The folder a SecretBatch writes into: one list call reads all its secrets; a missing folder is
  * created with one call to the v2 folders endpoint, which also creates missing parents (the
- * service rejects writes into a folder that does not exist).
+ * service rejects writes into a folder that does not exist), and a folder that call created is
+ * known to be empty without a list.
  */
 import { isFolderNotFound, isInvalid, type Secret, type ServiceClient } from '../../client/index.ts';
 import { WaitingError } from '../../runtime/errors.ts';
@@ -43,28 +44,40 @@ export function folderNotFound(scope: BatchScope, requeueMs: number): WaitingErr
   );
 }
 
+/** What `createOrReadFolder` found: a folder it just created (empty), or an existing one. */
+export interface FolderContents {
+  /** True when this call created the folder: nobody else has written into it before. */
+  readonly fresh: boolean;
+  readonly current: ReadonlyMap<string, Secret>;
+}
+
 /**
- * Creates the folder `scope.secretPath` with one call (the service creates missing parents, see
- * `createFolder`). Returns `created`, or `existed` when the service answers 400 and a list of the
- * parent shows the folder (created meanwhile by someone else); any other failure is thrown.
+ * Creates the folder `scope.secretPath` with one call (the service creates missing parents) and
+ * returns its contents without reading them when the create proves the folder new: the service
+ * answers a create of an existing folder with 400 "Folder with name … already exists in path …"
+ * (docs/service-facts.md, "Folders: create"), so a 200 means the folder did not exist and is empty.
+ * On a 400 the folder is listed (one more call); when the list finds no folder either, the 400
+ * was about something else and is thrown.
  */
-export async function ensureFolders(
+export async function createOrReadFolder(
   client: ServiceClient,
   scope: BatchScope,
   signal: AbortSignal,
-): Promise<'created' | 'existed'> {
+): Promise<FolderContents> {
   const names = scope.secretPath.split('/').filter((n) => n !== '');
   const name = names.at(-1);
-  if (name === undefined) return 'existed';
-  const parent = `/${names.slice(0, -1).join('/')}`;
-  const base = { projectId: scope.projectId, environment: scope.environment, path: parent };
-  try {
-    await client.folders.create({ ...base, name }, { signal });
-    return 'created';
-  } catch (error) {
-    if (!isInvalid(error)) throw error;
-    const existing = await client.folders.list(base, { signal });
-    if (existing.some((folder) => folder.name === name)) return 'existed';
-    throw error;
+  if (name !== undefined) {
+    const parent = `/${names.slice(0, -1).join('/')}`;
+    const base = { projectId: scope.projectId, environment: scope.environment, path: parent };
+    try {
+      await client.folders.create({ ...base, name }, { signal });
+      return { fresh: true, current: new Map() };
+    } catch (error) {
+      if (!isInvalid(error)) throw error;
+      const current = await listFolder(client, scope, signal);
+      if (current) return { fresh: false, current };
+      throw error;
+    }
   }
+  return { fresh: false, current: (await listFolder(client, scope, signal)) ?? new Map() };
 }

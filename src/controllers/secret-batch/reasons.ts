@@ -20,11 +20,6 @@ export const secretBatchReasons = declareReasons('SecretBatch', {
     conditions: ['Synced'],
     description: 'An approval policy covers the folder; writes need an approval the operator cannot give.',
   },
-  InvalidKey: {
-    class: 'terminal',
-    conditions: ['Synced'],
-    description: 'A key pushed from a Secret is not a valid service key.',
-  },
   TooManyKeys: {
     class: 'terminal',
     conditions: ['Synced'],

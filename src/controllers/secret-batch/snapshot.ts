@@ -7,6 +7,7 @@
 import type { SecretBatchSpec } from '../../api/v1alpha1/index.ts';
 import type { ServiceClient } from '../../client/index.ts';
 import type { ManagedObject } from '../../managed/external-client.ts';
+import { isObserveOnly } from '../../managed/spec.ts';
 import type { SecretSource } from '../kind-controller.ts';
 import { listFolder } from './folder.ts';
 import type { BatchScope } from './mapping.ts';
@@ -21,14 +22,32 @@ function memoKey(obj: Obj): string {
   return obj.metadata.uid ?? `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
 }
 
-/** Lists the folder of `scope` and reads the desired keys of `obj` (see the module comment). */
+/**
+ * Whether observe can leave the folder unread: before the first write (no external id yet) of a
+ * resource that upserts and may create its folder, the write starts with the folder's creation,
+ * whose answer says whether the folder is new and empty or must be listed (`createOrReadFolder`).
+ * A SecretBatch into a new folder then costs two service calls: the folder, the batch.
+ */
+export function folderReadDeferred(obj: Obj, externalId: string | undefined): boolean {
+  return (
+    externalId === undefined &&
+    obj.spec.createFolders === true &&
+    obj.spec.mode === 'upsert' &&
+    !isObserveOnly(obj.spec)
+  );
+}
+
+/**
+ * Lists the folder of `scope` (unless `deferFolder`: then `current` is undefined, as for a
+ * missing folder) and reads the desired keys of `obj` (see the module comment).
+ */
 export async function readSnapshot(
   secrets: SecretSource,
   client: ServiceClient,
   obj: Obj,
-  { scope, signal }: { scope: BatchScope; signal: AbortSignal },
+  { scope, signal, deferFolder = false }: { scope: BatchScope; signal: AbortSignal; deferFolder?: boolean },
 ): Promise<Snapshot> {
-  const current = await listFolder(client, scope, signal);
+  const current = deferFolder ? undefined : await listFolder(client, scope, signal);
   const desired = await readDesired(secrets, obj.metadata.namespace ?? '', obj.spec);
   return { current, desired };
 }

@@ -4,11 +4,11 @@
  * for owned keys that left the spec (deletion policy Delete), and the status that results.
  */
 import type { SecretBatchSpec } from '../../api/v1alpha1/index.ts';
-import { ApprovalRequiredError, type Secret, type ServiceClient } from '../../client/index.ts';
+import { ApprovalRequiredError, isInvalid, type Secret, type ServiceClient } from '../../client/index.ts';
 import type { ManagedObject } from '../../managed/external-client.ts';
 import { rfc3339 } from '../../runtime/conditions.ts';
 import { TerminalError, WaitingError } from '../../runtime/errors.ts';
-import { ensureFolders, folderNotFound, listFolder } from './folder.ts';
+import { createOrReadFolder, folderNotFound, listFolder, type FolderContents } from './folder.ts';
 import {
   ownedKeysOf,
   type BatchScope,
@@ -102,7 +102,7 @@ async function write(
   client: ServiceClient,
   scope: BatchScope,
   plan: Plan,
-  options: { mode: 'upsert' | 'failOnNotFound'; signal: AbortSignal; notice?: OwnWriteNotice | undefined },
+  options: WriteOptions,
 ): Promise<Secret[]> {
   const where = {
     workspaceId: scope.projectId,
@@ -139,13 +139,78 @@ async function folderContents(
   target: SyncTarget,
   snapshot: Snapshot,
   signal: AbortSignal,
-): Promise<ReadonlyMap<string, Secret>> {
+): Promise<FolderContents> {
   const { client, obj, scope } = target;
-  if (snapshot.current) return snapshot.current;
+  if (snapshot.current) return { fresh: false, current: snapshot.current };
   if (!obj.spec.createFolders) throw folderNotFound(scope, WAIT_REQUEUE_MS);
-  // A folder just created is empty; one created meanwhile by someone else is read.
-  if ((await ensureFolders(client, scope, signal)) === 'created') return new Map();
-  return (await listFolder(client, scope, signal)) ?? new Map();
+  return createOrReadFolder(client, scope, signal);
+}
+
+interface WriteOptions {
+  readonly mode: 'upsert' | 'failOnNotFound';
+  readonly signal: AbortSignal;
+  readonly notice?: OwnWriteNotice | undefined;
+}
+
+/**
+ * The writes of a plan into a folder this reconcile just created, as one batch create: create
+ * never replaces a key, so should anything have been written into the folder since (or a service
+ * release answer a create of an existing folder with that folder), the service refuses the whole
+ * batch (400) instead of overwriting a key Coffer does not own. Undefined when refused.
+ */
+async function createInFreshFolder(
+  client: ServiceClient,
+  scope: BatchScope,
+  plan: Plan,
+  options: WriteOptions,
+): Promise<Secret[] | undefined> {
+  const secrets = plan.writes.map(({ newSecretName: _rename, secretValue, ...item }) => ({
+    ...item,
+    secretValue: secretValue ?? '',
+  }));
+  if (secrets.length === 0) return [];
+  options.notice?.expect(keysWritten(plan));
+  try {
+    const where = {
+      workspaceId: scope.projectId,
+      environment: scope.environment,
+      secretPath: scope.secretPath,
+    };
+    return await client.secrets.batchCreate({ ...where, secrets }, { signal: options.signal });
+  } catch (error) {
+    options.notice?.forget();
+    if (isInvalid(error)) return undefined;
+    throw error;
+  }
+}
+
+function checkedPlan(input: PlanInput, scope: BatchScope): Plan {
+  const plan = planBatch(input);
+  if (plan.missing.length > 0) throw missingError(scope, plan.missing);
+  return plan;
+}
+
+/**
+ * Writes what differs and returns the plan input and plan it wrote with, and what the service
+ * answered: into a folder just created by one batch create (see `createInFreshFolder`), else — or
+ * when that was refused, after listing the folder — by a batch update and a batch delete.
+ */
+async function writeFolder(
+  target: SyncTarget,
+  snapshot: Snapshot,
+  folder: FolderContents,
+  options: WriteOptions,
+): Promise<{ input: PlanInput; plan: Plan; written: Secret[] }> {
+  const { client, obj, scope } = target;
+  const input = planInput(obj, snapshot.desired, folder.current);
+  const plan = checkedPlan(input, scope);
+  if (folder.fresh && options.mode === 'upsert') {
+    const written = await createInFreshFolder(client, scope, plan, options);
+    if (written) return { input, plan, written };
+    const current = (await listFolder(client, scope, options.signal)) ?? new Map<string, Secret>();
+    return writeFolder(target, snapshot, { fresh: false, current }, options);
+  }
+  return { input, plan, written: await write(client, scope, plan, options) };
 }
 
 /** Brings the folder in line with the spec; returns the resulting status fields. */
@@ -159,13 +224,10 @@ export async function syncBatch(
     notice?: OwnWriteNotice | undefined;
   },
 ): Promise<SecretBatchStatusFields> {
-  const { client, obj, scope } = target;
-  const current = await folderContents(target, snapshot, context.signal);
-  const input = planInput(obj, snapshot.desired, current);
-  const plan = planBatch(input);
-  if (plan.missing.length > 0) throw missingError(scope, plan.missing);
+  const { obj } = target;
+  const folder = await folderContents(target, snapshot, context.signal);
   const options = { mode: obj.spec.mode, signal: context.signal, notice: context.notice };
-  const written = await write(client, scope, plan, options);
+  const { input, plan, written } = await writeFolder(target, snapshot, folder, options);
   const wrote = plan.writes.length > 0 || plan.deletes.length > 0;
   return statusFields(obj, ownedAfter(input, written), {
     driftCorrections: driftCorrectionsOf(obj) + plan.drifted.length,

@@ -106,7 +106,7 @@ function fromSecretKeys(
     if (listed.has(key)) continue;
     if (!validKey.test(key)) {
       throw new TerminalError(
-        secretBatchReasons.names.InvalidKey,
+        commonReasons.names.InvalidKey,
         `cannot push key ${dataKey} of Secret ${source.name}: the service key "${key}" must not contain ":", "/" or whitespace`,
       );
     }
