@@ -1,4 +1,4 @@
-// Request and response schemas of the six identity auth methods. All share the access-token
+// Request and response schemas of the seven identity auth methods. All share the access-token
 // lifetime fields; attach applies the service's defaults server-side, so nothing is
 // defaulted here (we send only what the caller set).
 import { z } from 'zod';
@@ -181,4 +181,31 @@ export const awsAuthResponse = z.object({
   allowedPrincipalArns: optString,
   allowedAccountIds: optString,
   accessTokenPeriod: z.number().int().optional(),
+});
+
+// --- Kubernetes auth ---
+const kubernetesFields = {
+  kubernetesHost: z.string().min(1),
+  caCert: z.string().optional(),
+  allowedNamespaces: z.string(),
+  allowedNames: z.string(),
+  allowedAudience: z.string(),
+};
+export const kubernetesAuthAttach = z
+  .object({ ...lifetimeRequest, ...kubernetesFields, tokenReviewerJwt: z.string().optional() })
+  .superRefine(attachTtlCheck);
+/** `tokenReviewerJwt`: omitted or "" leaves the stored one, null removes it. */
+export const kubernetesAuthUpdate = z
+  .object({ ...lifetimeRequest, ...kubernetesFields, tokenReviewerJwt: z.string().nullish() })
+  .partial()
+  .superRefine(updateTtlCheck);
+/** The reviewer token, which the service returns decrypted, is not read (never kept in memory). */
+export const kubernetesAuthResponse = z.object({
+  ...lifetimeResponse,
+  kubernetesHost: optString,
+  caCert: optString,
+  allowedNamespaces: optString,
+  allowedNames: optString,
+  allowedAudience: optString,
+  tokenReviewMode: optString,
 });

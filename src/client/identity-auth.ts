@@ -1,4 +1,4 @@
-// Attach (POST), get (GET), update (PATCH) and revoke (DELETE) of the six identity auth
+// Attach (POST), get (GET), update (PATCH) and revoke (DELETE) of the seven identity auth
 // methods, all at `/api/v1/auth/<method>/identities/{identityId}`.
 import type { z } from 'zod';
 import type { CallOptions, HttpClient } from './http.ts';
@@ -71,6 +71,7 @@ export type JwtAuth = z.output<typeof s.jwtAuthResponse>;
 export type OidcAuth = z.output<typeof s.oidcAuthResponse>;
 export type TlsCertAuth = z.output<typeof s.tlsCertAuthResponse>;
 export type AwsAuth = z.output<typeof s.awsAuthResponse>;
+export type KubernetesAuth = z.output<typeof s.kubernetesAuthResponse>;
 
 export type TokenAuthAttachInput = z.input<typeof s.tokenAuthAttach>;
 export type TokenAuthUpdateInput = z.input<typeof s.tokenAuthUpdate>;
@@ -84,6 +85,8 @@ export type TlsCertAuthAttachInput = z.input<typeof s.tlsCertAuthAttach>;
 export type TlsCertAuthUpdateInput = z.input<typeof s.tlsCertAuthUpdate>;
 export type AwsAuthAttachInput = z.input<typeof s.awsAuthAttach>;
 export type AwsAuthUpdateInput = z.input<typeof s.awsAuthUpdate>;
+export type KubernetesAuthAttachInput = z.input<typeof s.kubernetesAuthAttach>;
+export type KubernetesAuthUpdateInput = z.input<typeof s.kubernetesAuthUpdate>;
 
 /** One `AuthMethodApi` per auth method. */
 export interface IdentityAuthApi {
@@ -93,6 +96,7 @@ export interface IdentityAuthApi {
   oidc: AuthMethodApi<OidcAuth, OidcAuthAttachInput, OidcAuthUpdateInput>;
   tlsCert: AuthMethodApi<TlsCertAuth, TlsCertAuthAttachInput, TlsCertAuthUpdateInput>;
   aws: AuthMethodApi<AwsAuth, AwsAuthAttachInput, AwsAuthUpdateInput>;
+  kubernetes: AuthMethodApi<KubernetesAuth, KubernetesAuthAttachInput, KubernetesAuthUpdateInput>;
 }
 
 export function identityAuthApi(http: HttpClient): IdentityAuthApi {
@@ -144,6 +148,14 @@ export function identityAuthApi(http: HttpClient): IdentityAuthApi {
       response: s.awsAuthResponse,
       attach: s.awsAuthAttach,
       update: s.awsAuthUpdate,
+    }),
+    kubernetes: methodApi(http, {
+      name: 'kubernetes',
+      path: 'kubernetes-auth',
+      key: 'identityKubernetesAuth',
+      response: s.kubernetesAuthResponse,
+      attach: s.kubernetesAuthAttach,
+      update: s.kubernetesAuthUpdate,
     }),
   };
 }

@@ -1,12 +1,16 @@
 /**
- * The per-method blocks of IdentityAuth (token, jwt, oidc, tlsCert, aws, universal), with the
+ * The per-method blocks of IdentityAuth (token, jwt, oidc, tlsCert, aws, universal; kubernetes in
+ * identity-auth-kubernetes.ts), with the
  * fields and bounds of the service's attach/update endpoints. List-valued fields that the service
  * stores as comma-separated strings (audiences, principals, common names) are lists here; the
  * controller joins them.
  */
 import { z } from 'zod';
 import { serviceUrl } from './common.ts';
+import { clusterIssuer } from './identity-auth-kubernetes.ts';
 import { withRules } from './schema-helpers.ts';
+
+export * from './identity-auth-kubernetes.ts';
 
 /** Largest TTL or period the service accepts: ten years, in seconds. */
 export const maxTokenSeconds = 315360000;
@@ -43,7 +47,12 @@ export const jwtMethod = withRules(
   z.object({
     configurationType: z
       .enum(['jwks', 'static'])
-      .describe('jwks: keys are fetched from jwksUrl; static: keys are the PEM publicKeys listed here.'),
+      .default('static')
+      .describe(
+        'jwks: keys are fetched from jwksUrl; static: keys are the PEM publicKeys listed here (or read from ' +
+          'the cluster with clusterIssuer). Default: static.',
+      ),
+    clusterIssuer: clusterIssuer.optional(),
     jwksUrl: serviceUrl.optional().describe('JWKS endpoint URL (configurationType jwks).'),
     jwksCaCert: pem(65536)
       .optional()
@@ -65,10 +74,25 @@ export const jwtMethod = withRules(
   }),
   [
     {
-      rule: "self.configurationType == 'jwks' ? has(self.jwksUrl) : (has(self.publicKeys) && size(self.publicKeys) > 0)",
+      rule:
+        "has(self.clusterIssuer) || (self.configurationType == 'jwks' ? has(self.jwksUrl) : " +
+        '(has(self.publicKeys) && size(self.publicKeys) > 0))',
       message: 'jwt: configurationType jwks requires jwksUrl; static requires at least one publicKeys entry',
       check: (v) =>
-        v.configurationType === 'jwks' ? v.jwksUrl !== undefined : (v.publicKeys?.length ?? 0) > 0,
+        v.clusterIssuer !== undefined ||
+        (v.configurationType === 'jwks' ? v.jwksUrl !== undefined : (v.publicKeys?.length ?? 0) > 0),
+    },
+    {
+      rule:
+        "!has(self.clusterIssuer) || (self.configurationType == 'static' && !has(self.jwksUrl) && " +
+        '!has(self.jwksCaCert) && !has(self.publicKeys) && !has(self.boundIssuer))',
+      message:
+        'jwt: with clusterIssuer the keys and issuer come from the cluster; leave configurationType static and ' +
+        'jwksUrl, jwksCaCert, publicKeys and boundIssuer unset',
+      check: (v) =>
+        v.clusterIssuer === undefined ||
+        (v.configurationType === 'static' &&
+          [v.jwksUrl, v.jwksCaCert, v.publicKeys, v.boundIssuer].every((f) => f === undefined)),
     },
   ],
 ).describe(

@@ -16,16 +16,17 @@ import {
   tokenMethod,
   universalMethod,
 } from './identity-auth-methods.ts';
+import { kubernetesMethod } from './identity-auth-kubernetes.ts';
 import { defineKind } from './kind.ts';
 import type { CelRule } from './schema-helpers.ts';
 import { withRules } from './schema-helpers.ts';
 import { commonStatusFields } from './status.ts';
 import { boundedGoDuration } from './time-bounds.ts';
 
-export const authMethods = ['token', 'jwt', 'oidc', 'tlsCert', 'aws', 'universal'] as const;
+export const authMethods = ['token', 'jwt', 'oidc', 'tlsCert', 'aws', 'universal', 'kubernetes'] as const;
 export type AuthMethod = (typeof authMethods)[number];
 /** Methods whose block is required (they have required fields); the others' blocks are optional. */
-const requiredBlocks: readonly AuthMethod[] = ['jwt', 'oidc', 'tlsCert'];
+const requiredBlocks: readonly AuthMethod[] = ['jwt', 'oidc', 'tlsCert', 'kubernetes'];
 
 const seconds = (description: string, fallback: number) =>
   z.int().min(0).max(maxTokenSeconds).default(fallback).describe(description);
@@ -96,8 +97,9 @@ const identityAuthFields = z.object({
   method: z
     .enum(authMethods)
     .describe(
-      'Authentication method: token, jwt, oidc, tlsCert, aws or universal. Exactly the block of the same name may ' +
-        'be set (required for jwt, oidc and tlsCert). Changing it revokes the previous method in the service.',
+      'Authentication method: token, jwt, oidc, tlsCert, aws, universal or kubernetes. Exactly the block of the ' +
+        'same name may be set (required for jwt, oidc, tlsCert and kubernetes). Changing it revokes the previous ' +
+        'method in the service.',
     ),
   accessTokenTTL: seconds(
     'Lifetime of issued access tokens in seconds (0–315360000). Default: 2592000 (30 days).',
@@ -129,6 +131,7 @@ const identityAuthFields = z.object({
   tlsCert: tlsCertMethod.optional(),
   aws: awsMethod.optional(),
   universal: universalMethod.optional(),
+  kubernetes: kubernetesMethod.optional(),
   credentials: issuedCredentials.optional(),
 });
 
@@ -182,6 +185,14 @@ export const identityAuthStatus = z
         'sha256 of the JWT publicKeys and jwksCaCert last sent. The service never returns them, so this is how ' +
           'a change in the spec is noticed.',
       ),
+    reviewerJwtHash: z
+      .string()
+      .max(64)
+      .optional()
+      .describe(
+        'sha256 of the Kubernetes-auth reviewer token last sent (from tokenReviewerJwtSecretRef), so that a ' +
+          'changed Secret is noticed; never the token.',
+      ),
     credentials: z
       .object({
         secretName: objectName.optional().describe('Secret holding the current credential.'),
@@ -208,7 +219,7 @@ export const identityAuthKind = defineKind({
   shortNames: ['idauth'],
   scope: 'Namespaced',
   description:
-    'An authentication method (token, JWT, OIDC, TLS certificate, AWS IAM or universal auth) attached to an ' +
+    'An authentication method (token, JWT, OIDC, TLS certificate, AWS IAM, universal or Kubernetes auth) attached to an ' +
     'Identity, with access-token lifetimes, and optionally credentials issued into a Secret and rotated.',
   spec: identityAuthSpec,
   status: identityAuthStatus,

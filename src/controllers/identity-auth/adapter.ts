@@ -19,7 +19,7 @@ import type {
 import { naturalKeyMatch } from '../../managed/external-client.ts';
 import { isObserveOnly } from '../../managed/spec.ts';
 import type { OperatorServices } from '../kind-controller.ts';
-import { bindingFor, jwtKeysHash } from './binding.ts';
+import { bindingFor } from './binding.ts';
 import { credentialInput, type AdapterDeps } from './credential-input.ts';
 import {
   applyCredentials,
@@ -28,11 +28,10 @@ import {
   type CredentialResult,
 } from './credential-sync.ts';
 import { describeCredentialPlan, nextCredentialWakeMs } from './credentials.ts';
-import { configDrift, observedDrift } from './drift.ts';
+import { configDrift, keyHashes, observedDrift, recordedHashes } from './drift.ts';
 import { resolveIdentityAuthRefs } from './references.ts';
 import { revokeAll, revokeReplaced } from './revocation.ts';
 import {
-  previousOf,
   statusOf,
   type IdentityAuthContext as Context,
   type IdentityAuthObject as Obj,
@@ -48,10 +47,11 @@ async function observe(
   obj: Obj,
   ctx: Context,
 ): Promise<Observation<IdentityAuthStatusFields>> {
-  const binding = bindingFor(deps.client, obj.spec.method);
-  const observed = await binding.get(ctx.references.identityId, { signal: ctx.signal });
+  const { identityId, material } = ctx.references;
+  const binding = bindingFor(deps.client, obj.spec.method, material);
+  const observed = await binding.get(identityId, { signal: ctx.signal });
   if (!observed) return { exists: false };
-  const drift = observedDrift(obj, observed);
+  const drift = observedDrift(obj, observed, material);
   const input = credentialInput(deps, obj, ctx, observed.config);
   const plan = await inspectCredentials(input);
   const credentials = describeCredentialPlan(plan);
@@ -62,7 +62,7 @@ async function observe(
     externalId: observed.config.id,
     status: statusOf(obj, ctx, observed.config, {
       credentials: keptCredentials(input, plan),
-      jwtKeysHash: previousOf(obj)?.jwtKeysHash,
+      ...recordedHashes(obj),
     }),
     ...(drift.length > 0 ? { diff: drift.join(', ') } : {}),
   };
@@ -74,7 +74,7 @@ async function create(
   ctx: Context,
 ): Promise<Creation<IdentityAuthStatusFields>> {
   await revokeReplaced(deps.client, obj, ctx);
-  const binding = bindingFor(deps.client, obj.spec.method);
+  const binding = bindingFor(deps.client, obj.spec.method, ctx.references.material);
   const observed = await binding.attach(ctx.references.identityId, obj.spec, { signal: ctx.signal });
   let result: CredentialResult = {};
   try {
@@ -88,24 +88,24 @@ async function create(
   const { status: credentials, secretData } = result;
   return {
     externalId: observed.config.id,
-    status: statusOf(obj, ctx, observed.config, { credentials, jwtKeysHash: jwtKeysHash(obj.spec) }),
+    status: statusOf(obj, ctx, observed.config, { credentials, ...keyHashes(obj, ctx.references.material) }),
     ...(secretData ? { secretData } : {}),
   };
 }
 
 async function update(deps: AdapterDeps, obj: Obj, ctx: Context): Promise<Update<IdentityAuthStatusFields>> {
   await revokeReplaced(deps.client, obj, ctx);
-  const binding = bindingFor(deps.client, obj.spec.method);
-  const identityId = ctx.references.identityId;
+  const { identityId, material } = ctx.references;
+  const binding = bindingFor(deps.client, obj.spec.method, material);
   const current = await binding.get(identityId, { signal: ctx.signal });
   const observed =
-    current && configDrift(obj, current).length === 0
+    current && configDrift(obj, current, material).length === 0
       ? current
       : await binding.update(identityId, obj.spec, { signal: ctx.signal });
   const input = credentialInput(deps, obj, ctx, observed.config);
   const { status: credentials, secretData } = await applyCredentials(input, await inspectCredentials(input));
   return {
-    status: statusOf(obj, ctx, observed.config, { credentials, jwtKeysHash: jwtKeysHash(obj.spec) }),
+    status: statusOf(obj, ctx, observed.config, { credentials, ...keyHashes(obj, material) }),
     ...(secretData ? { secretData } : {}),
   };
 }

@@ -1,9 +1,11 @@
 /**
  * IdentityAuth: an authentication method attached to an Identity, with credentials issued into
- * a Secret and rotated, on the generic managed reconciler (default deletion policy Delete).
+ * a Secret and rotated, on the generic managed reconciler (default deletion policy Delete). The
+ * Kubernetes method's reviewer Secret and CA ConfigMap are watched.
  */
 import { identityAuthKind, type IdentityAuthSpec } from '../../api/v1alpha1/index.ts';
-import type { KindController } from '../kind-controller.ts';
+import type { ManagedObject } from '../../managed/external-client.ts';
+import type { KindController, NamedRef } from '../kind-controller.ts';
 import {
   connectionReference,
   dependenciesFrom,
@@ -26,6 +28,12 @@ const references: readonly ReferenceDeclaration[] = [
   },
 ];
 
+/** `ref` (a Secret or ConfigMap in the object's namespace) as a watch reference, if set. */
+function sameNamespace(obj: ManagedObject<unknown>, ref: { name: string } | undefined): NamedRef[] {
+  const namespace = obj.metadata.namespace;
+  return ref ? [{ name: ref.name, ...(namespace ? { namespace } : {}) }] : [];
+}
+
 export const identityAuthController: KindController<
   IdentityAuthSpec,
   IdentityAuthRefs,
@@ -35,6 +43,9 @@ export const identityAuthController: KindController<
   createAdapter: identityAuthAdapter,
   // The Identity becoming Ready (or getting its id) lets a waiting IdentityAuth attach at once.
   dependencies: dependenciesFrom(references),
+  // A changed reviewer token or CA reaches the service within seconds.
+  referencedSecrets: (obj) => sameNamespace(obj, obj.spec.kubernetes?.tokenReviewerJwtSecretRef),
+  referencedConfigMaps: (obj) => sameNamespace(obj, obj.spec.kubernetes?.caCertConfigMapRef),
 };
 
 export const identityAuthRegistration: KindRegistration = {
@@ -44,5 +55,5 @@ export const identityAuthRegistration: KindRegistration = {
   rbac: [publishesSecrets('issued credentials (tokens, client secrets)')],
   sample: 'config/samples/identity-auth.yaml',
   docPage: 'docs/kinds/identity-auth.md',
-  summary: 'An authentication method of an identity, with issued credentials.',
+  summary: 'An authentication method of an identity (incl. Kubernetes auth), with issued credentials.',
 };

@@ -153,8 +153,8 @@ describe('drift', () => {
       boundSubject: '',
       accessTokenPeriod: 0,
     };
-    expect(jwtDrift(s, config)).toEqual([]);
-    expect(jwtDrift(s, { ...config, configurationType: 'jwks' })).toEqual(['configurationType']);
+    expect(jwtDrift(s, {}, config)).toEqual([]);
+    expect(jwtDrift(s, {}, { ...config, configurationType: 'jwks' })).toEqual(['configurationType']);
     const other = spec({ method: 'jwt', jwt: { configurationType: 'static', publicKeys: ['OTHER'] } });
     expect(jwtKeysHash(s)).toMatch(/^[0-9a-f]{64}$/);
     expect(jwtKeysHash(other)).not.toBe(jwtKeysHash(s));

@@ -8,6 +8,7 @@
  */
 import { awsMethod, universalMethod, type IdentityAuthSpec } from '../../api/v1alpha1/index.ts';
 import type { AwsAuth, JwtAuth, OidcAuth, TlsCertAuth, UniversalAuth } from '../../client/index.ts';
+import type { ClusterMaterial } from './cluster-material.ts';
 import { joinList, sameClaims, sameList, sameTrustedIps, trustedIps, type ParsedIp } from './lists.ts';
 
 /** Fields every auth configuration has. */
@@ -140,13 +141,20 @@ export const tokenBody = commonBody;
 
 // --- JWT and OIDC auth ---
 
-function jwtBlock(spec: IdentityAuthSpec) {
+/**
+ * The JWT block as sent: with `clusterIssuer`, the cluster's keys and issuer (read by
+ * `cluster-material.ts`) stand in for `publicKeys` and `boundIssuer`.
+ */
+export function jwtBlock(spec: IdentityAuthSpec, material: ClusterMaterial = {}) {
   if (!spec.jwt) throw new Error('cannot map jwt auth: spec.jwt is missing');
-  return spec.jwt;
+  if (!spec.jwt.clusterIssuer) return spec.jwt;
+  const issuer = material.clusterIssuer;
+  if (!issuer) throw new Error('cannot map jwt auth: the cluster issuer was not read');
+  return { ...spec.jwt, publicKeys: [...issuer.publicKeys], boundIssuer: issuer.issuer };
 }
 
-export function jwtBody(spec: IdentityAuthSpec) {
-  const j = jwtBlock(spec);
+export function jwtBody(spec: IdentityAuthSpec, material: ClusterMaterial = {}) {
+  const j = jwtBlock(spec, material);
   const claims = {
     ...commonBody(spec),
     boundIssuer: j.boundIssuer ?? '',
@@ -165,8 +173,8 @@ export function jwtBody(spec: IdentityAuthSpec) {
     : { ...claims, configurationType: 'static' as const, publicKeys: [...(j.publicKeys ?? [])] };
 }
 
-export function jwtDrift(spec: IdentityAuthSpec, config: JwtAuth): string[] {
-  const j = jwtBlock(spec);
+export function jwtDrift(spec: IdentityAuthSpec, material: ClusterMaterial, config: JwtAuth): string[] {
+  const j = jwtBlock(spec, material);
   return differing({
     configurationType: config.configurationType === j.configurationType,
     jwksUrl: j.configurationType !== 'jwks' || text(config.jwksUrl) === (j.jwksUrl ?? ''),

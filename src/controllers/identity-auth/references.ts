@@ -1,11 +1,14 @@
 /**
- * IdentityAuth references: `identityRef` → the identity's id. While deleting, the Identity
- * resource may already be gone: the id recorded in status stands in for it.
+ * IdentityAuth references: `identityRef` → the identity's id, and the material read from the
+ * cluster (`cluster-material.ts`). While deleting, the Identity resource may already be gone: the
+ * id recorded in status stands in for it; nothing is read from the cluster then (a revoke needs
+ * none).
  */
 import type { ManagedObject, ResolveContext } from '../../managed/external-client.ts';
 import { resolveReference } from '../../managed/references.ts';
 import type { IdentityAuthSpec } from '../../api/v1alpha1/index.ts';
 import type { OperatorServices } from '../kind-controller.ts';
+import { resolveClusterMaterial } from './cluster-material.ts';
 import { previousOf, type IdentityAuthRefs } from './status.ts';
 
 /** Resolves `identityRef` (see the module comment). */
@@ -23,5 +26,8 @@ export async function resolveIdentityAuthRefs(
     context,
     ...(fallbackId ? { fallbackId } : {}),
   });
-  return { identityId: resolved.externalId };
+  const material = context.deleting
+    ? {}
+    : await resolveClusterMaterial(services, obj.metadata.namespace ?? '', obj.spec, context.signal);
+  return { identityId: resolved.externalId, material };
 }

@@ -5,17 +5,20 @@
 import type { IdentityAuthSpec, IdentityAuthStatus } from '../../api/v1alpha1/index.ts';
 import type { ExternalContext, ManagedObject } from '../../managed/external-client.ts';
 import type { ObservedConfig } from './binding.ts';
+import type { ClusterMaterial } from './cluster-material.ts';
 import type { CredentialsStatus } from './credentials.ts';
 
 /** The adapter's part of IdentityAuth status. */
 export type IdentityAuthStatusFields = Pick<
   IdentityAuthStatus,
-  'identityId' | 'method' | 'clientId' | 'credentials' | 'jwtKeysHash'
+  'identityId' | 'method' | 'clientId' | 'credentials' | 'jwtKeysHash' | 'reviewerJwtHash'
 >;
 
 /** What references resolve to. */
 export interface IdentityAuthRefs {
   readonly identityId: string;
+  /** What the method sends that is read from the cluster (empty while deleting). */
+  readonly material: ClusterMaterial;
 }
 
 /** An IdentityAuth as the adapter receives it. */
@@ -29,10 +32,11 @@ export function previousOf(obj: IdentityAuthObject): IdentityAuthStatusFields | 
   return obj.status as IdentityAuthStatusFields | undefined;
 }
 
-/** What status records besides the configuration: the credentials and the hash of the JWT keys. */
+/** What status records besides the configuration: the credentials and the hashes of key material. */
 export interface StatusExtras {
   readonly credentials?: CredentialsStatus | undefined;
   readonly jwtKeysHash?: string | undefined;
+  readonly reviewerJwtHash?: string | undefined;
 }
 
 /** The status for `config` attached to the resolved identity; absent extras are left out. */
@@ -48,5 +52,6 @@ export function statusOf(
     ...(config.clientId ? { clientId: config.clientId } : {}),
     ...(extra.credentials ? { credentials: extra.credentials } : {}),
     ...(extra.jwtKeysHash ? { jwtKeysHash: extra.jwtKeysHash } : {}),
+    ...(extra.reviewerJwtHash ? { reviewerJwtHash: extra.reviewerJwtHash } : {}),
   };
 }

@@ -36,7 +36,13 @@ export const kubernetesSpec: AuthMethodSpec = {
       ...commonUpdateFields,
       kubernetesHost: z.string().trim().min(1).optional(),
       caCert: z.string().trim().optional(),
-      tokenReviewerJwt: z.string().trim().optional(),
+      // As the service: "" leaves the stored reviewer token as it is, null removes it.
+      tokenReviewerJwt: z
+        .string()
+        .trim()
+        .nullable()
+        .optional()
+        .transform((v) => (v === null ? '' : v === '' ? undefined : v)),
       allowedNamespaces: commaListSchema.optional(),
       allowedNames: commaListSchema.optional(),
       allowedAudience: z.string().trim().optional(),
