@@ -268,3 +268,48 @@ describe('ProjectEventHub (devserver)', () => {
     }
   });
 });
+
+describe('ProjectEventHub: several interests per resource (WorkloadSecret)', () => {
+  it('matches recursive folders and any key, and hands the hit interests to wake', async () => {
+    const events = new FakeEvents();
+    const client = { events } as unknown as ServiceClient;
+    const woken: { name: string; slot: number }[] = [];
+    const { hub, enqueued, stop } = rig(client, {
+      wake: (hits) => woken.push(...hits.map((h) => ({ name: h.request.name, slot: h.slot }))),
+    });
+    stops.push(stop);
+    const any = { keys: [], anyKey: true };
+    hub.registerAll(resource('w'), [
+      { ...interest(client, 'p1', 'dev:/app'), ...any, recursive: true },
+      { ...interest(client, 'p1', 'prod:/'), ...any },
+    ]);
+    hub.registerAll(resource('x'), [{ ...interest(client, 'p1', 'dev:/app'), ...any }]);
+    hub.start(stop.signal);
+    await waitFor(() => events.open === 1, { timeoutMs: 2000 });
+    expect(hub.coveringEpoch('Connection/ns/c', 'p1', { environment: 'dev', secretPath: '/app/db' })).toBe(1);
+    enqueued.length = 0;
+    events.send(update('dev', '/app/db', 'ANY'));
+    events.send(update('prod', '/', 'OTHER'));
+    events.send(update('dev', '/application', 'K'));
+    await waitFor(() => woken.length === 2, { timeoutMs: 2000 });
+    expect(woken).toEqual([
+      { name: 'w', slot: 0 },
+      { name: 'w', slot: 1 },
+    ]);
+    expect(enqueued.flat()).toEqual([]);
+  });
+
+  it('drops the interests a resource no longer registers, and all of them on unregister', async () => {
+    const events = new FakeEvents();
+    const client = { events } as unknown as ServiceClient;
+    const { hub, stop } = rig(client);
+    stops.push(stop);
+    hub.registerAll(resource('w'), [interest(client, 'p1', 'dev:/'), interest(client, 'p2', 'dev:/')]);
+    hub.start(stop.signal);
+    await waitFor(() => hub.streamCount === 2 && events.open === 2, { timeoutMs: 2000 });
+    hub.registerAll(resource('w'), [interest(client, 'p1', 'dev:/')]);
+    await waitFor(() => hub.streamCount === 1 && events.open === 1, { timeoutMs: 2000 });
+    hub.unregister(resource('w'));
+    await waitFor(() => hub.streamCount === 0 && events.open === 0, { timeoutMs: 2000 });
+  });
+});

@@ -1,7 +1,8 @@
 /**
- * Instant updates from project events for one kind (SecretBatch): ONE event stream per
- * (connection, project) in use, registering the environments and folders of the resources that
- * use it; a `secret:*` change enqueues the resources whose folder (and keys) it touches.
+ * Instant updates from project events for one kind (SecretBatch, WorkloadSecret): ONE event
+ * stream per (connection, project) in use, registering the environments and folders of the
+ * resources that use it; a `secret:*` change enqueues (or hands to `wake`) the resources whose
+ * folder (and keys) it touches. A resource may register several interests (`registerAll`).
  *
  * The hub learns its resources from their reconciles (`register` in the adapter's observe, with
  * the resolved connection and project id; `unregister` when the adapter deletes), and forgets
@@ -16,7 +17,7 @@ import { requestKey, type Request } from '../../runtime/reconcile.ts';
 import type { ResolvedConnection } from '../kind-controller.ts';
 import type { EventStreamState } from './outcome.ts';
 import { OwnWrites } from './own-writes.ts';
-import { registrationsFor } from './registrations.ts';
+import { registrationsFor, type EventScope } from './registrations.ts';
 import { ProjectStream, type StreamTiming } from './stream.ts';
 
 /** What a resource tells the hub about itself on every observe. */
@@ -27,6 +28,16 @@ export interface Interest {
   readonly secretPath: string;
   /** Keys it pushes or owns; a change to another key of its folder does not concern it. */
   readonly keys: readonly string[];
+  /** Every key of the folder concerns it (`keys` is then ignored). Default false. */
+  readonly anyKey?: boolean;
+  /** Changes in folders below `secretPath` concern it too. Default false. */
+  readonly recursive?: boolean;
+}
+
+/** A change that concerned a registered resource: which of its interests (`registerAll` order). */
+export interface Hit {
+  readonly request: Request;
+  readonly slot: number;
 }
 
 export interface HubOptions {
@@ -37,6 +48,11 @@ export interface HubOptions {
   readonly exists: (request: Request, uid: string | undefined) => Promise<boolean>;
   readonly log: Logger;
   readonly timing?: Partial<HubTiming>;
+  /**
+   * Receives the resources (and which of their interests) a change concerned, instead of them
+   * being enqueued at once (the kind debounces and enqueues them itself).
+   */
+  readonly wake?: (hits: readonly Hit[]) => void;
 }
 
 export interface HubTiming extends StreamTiming {
@@ -67,6 +83,10 @@ interface Member {
   readonly secretPath: string;
   /** Sorted, without duplicates (a batch watches ~10 keys: an array is smaller than a Set). */
   readonly keys: readonly string[];
+  readonly anyKey: boolean;
+  readonly recursive: boolean;
+  /** Index of this interest among the resource's (`registerAll`); 0 for `register`. */
+  readonly slot: number;
 }
 
 /** The parts of a resource the hub keeps: name, namespace, uid and `spec.connectionRef`. */
@@ -85,9 +105,22 @@ function sortedUnique(keys: readonly string[]): string[] {
   return [...new Set(keys)].sort((a, b) => (a === b ? 0 : a < b ? -1 : 1));
 }
 
+/** Whether a change in folder `path` is in the member's folder (or below it, when recursive). */
+function inFolder(member: Member, path: string): boolean {
+  if (path === member.secretPath) return true;
+  if (!member.recursive) return false;
+  return path.startsWith(member.secretPath === '/' ? '/' : `${member.secretPath}/`);
+}
+
 function concerns(member: Member, change: SecretChange): boolean {
-  if (member.environment !== change.environment || member.secretPath !== change.secretPath) return false;
-  return change.secretKeys.length === 0 || change.secretKeys.some((key) => member.keys.includes(key));
+  if (member.environment !== change.environment || !inFolder(member, change.secretPath)) return false;
+  if (member.anyKey || change.secretKeys.length === 0) return true;
+  return change.secretKeys.some((key) => member.keys.includes(key));
+}
+
+/** The member key of a resource's `slot`-th interest (the first one is the resource's own key). */
+function slotKey(key: string, slot: number): string {
+  return slot === 0 ? key : `${key}#${slot}`;
 }
 
 export class ProjectEventHub {
@@ -108,8 +141,25 @@ export class ProjectEventHub {
 
   /** Records (or updates) what `obj` watches; opens or adjusts its stream. */
   register(obj: ManagedObject<unknown>, interest: Interest): void {
+    this.registerAll(obj, [interest]);
+  }
+
+  /**
+   * Records (or updates) several interests of `obj` (e.g. one per source; they may use different
+   * projects, hence streams); interests it registered before beyond `interests.length` are
+   * dropped. An empty list forgets it.
+   */
+  registerAll(obj: ManagedObject<unknown>, interests: readonly Interest[]): void {
+    const key = requestKey({ namespace: obj.metadata.namespace, name: obj.metadata.name });
+    if (interests.length === 0) return this.unregister(obj);
+    interests.forEach((interest, slot) => this.registerSlot(obj, slot, interest));
+    for (let slot = interests.length; this.members.has(slotKey(key, slot)); slot += 1)
+      this.dropMember(slotKey(key, slot));
+  }
+
+  private registerSlot(obj: ManagedObject<unknown>, slot: number, interest: Interest): void {
     const request = { namespace: obj.metadata.namespace, name: obj.metadata.name };
-    const key = requestKey(request);
+    const key = slotKey(requestKey(request), slot);
     const wanted = `${interest.connection.key}|${interest.projectId}`;
     // One string per stream, shared by its members, not one per member.
     const streamKey = this.streamKeys.get(wanted) ?? wanted;
@@ -123,7 +173,10 @@ export class ProjectEventHub {
       projectId: interest.projectId,
       environment: interest.environment,
       secretPath: interest.secretPath,
-      keys: sortedUnique(interest.keys),
+      keys: interest.anyKey ? [] : sortedUnique(interest.keys),
+      anyKey: interest.anyKey ?? false,
+      recursive: interest.recursive ?? false,
+      slot,
     };
     this.members.set(key, member);
     // Every reconcile registers again; recomputing the stream's registrations (a pass over all
@@ -133,13 +186,27 @@ export class ProjectEventHub {
     this.ensureStream(streamKey, interest.projectId).refresh();
   }
 
+  /**
+   * The epoch of the open subscription of (connection, project) when it delivers every secret
+   * event of the folder (and below), else undefined. An unchanged epoch since a read means no
+   * change of that folder can have been missed (a change would have arrived as an event).
+   */
+  coveringEpoch(connectionKey: string, projectId: string, scope: EventScope): number | undefined {
+    return this.streams.get(`${connectionKey}|${projectId}`)?.coveringEpoch(scope);
+  }
+
   /** Forgets `obj` (deleted); closes its stream when nothing else uses it. */
   unregister(obj: { metadata: { namespace?: string; name: string } }): void {
     const key = requestKey({ namespace: obj.metadata.namespace, name: obj.metadata.name });
-    const member = this.members.get(key);
-    if (!member) return;
-    this.members.delete(key);
+    if (!this.members.has(key)) return;
     this.ownWrites.forget(key);
+    for (let slot = 0; this.members.has(slotKey(key, slot)); slot += 1) this.dropMember(slotKey(key, slot));
+  }
+
+  private dropMember(memberKey: string): void {
+    const member = this.members.get(memberKey);
+    if (!member) return;
+    this.members.delete(memberKey);
     this.refresh(member.streamKey);
   }
 
@@ -233,14 +300,16 @@ export class ProjectEventHub {
 
   /** Enqueues the members of `streamKey` that `changes` concern, unless it is their own write's echo. */
   private changed(streamKey: string, epoch: number, changes: readonly SecretChange[]): void {
-    const hit: Request[] = [];
+    const hit: Member[] = [];
     for (const member of this.membersOf(streamKey)) {
       const mine = changes.filter((c) => concerns(member, c));
       if (mine.length === 0) continue;
       if (this.ownWrites.consume(requestKey(member.request), epoch, mine)) this.echoes += 1;
-      else hit.push(member.request);
+      else hit.push(member);
     }
-    if (hit.length > 0) this.options.enqueue(hit);
+    if (hit.length === 0) return;
+    if (this.options.wake) this.options.wake(hit.map(({ request, slot }) => ({ request, slot })));
+    else this.options.enqueue(hit.map((m) => m.request));
   }
 
   private ensureStream(streamKey: string, projectId: string): ProjectStream {
@@ -272,12 +341,10 @@ export class ProjectEventHub {
 }
 
 /** Whether two registrations of one resource watch the same stream, scope and keys. */
-function sameInterest(
-  a: { streamKey: string; environment: string; secretPath: string; keys: readonly string[] },
-  b: { streamKey: string; environment: string; secretPath: string; keys: readonly string[] },
-): boolean {
+function sameInterest(a: Member, b: Member): boolean {
   if (a.streamKey !== b.streamKey || a.environment !== b.environment || a.secretPath !== b.secretPath) {
     return false;
   }
+  if (a.anyKey !== b.anyKey || a.recursive !== b.recursive) return false;
   return a.keys.length === b.keys.length && a.keys.every((k, i) => b.keys[i] === k);
 }

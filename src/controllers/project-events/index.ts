@@ -1,19 +1,34 @@
 /**
- * Project event subscriptions for the kinds that push to or read from secret folders (today
- * SecretBatch). One hub per operator (`OperatorServices`) and kind: the kind's adapter registers
+ * Project event subscriptions for the kinds that push to or read from secret folders
+ * (SecretBatch, WorkloadSecret). One hub per operator (`OperatorServices`) and kind: the kind's adapter registers
  * its resources in it and its `startBackground` starts it, both through `projectEventHub`.
  */
 import type { ManagedObject } from '../../managed/external-client.ts';
 import type { OperatorServices } from '../kind-controller.ts';
-import { ProjectEventHub } from './hub.ts';
+import { ProjectEventHub, type HubOptions } from './hub.ts';
 
-export { ProjectEventHub, defaultHubTiming, type HubOptions, type HubTiming, type Interest } from './hub.ts';
+export {
+  ProjectEventHub,
+  defaultHubTiming,
+  type Hit,
+  type HubOptions,
+  type HubTiming,
+  type Interest,
+} from './hub.ts';
 export type { EventStreamState } from './outcome.ts';
+export type { EventScope } from './registrations.ts';
 
 const hubs = new WeakMap<OperatorServices, Map<string, ProjectEventHub>>();
 
-/** The hub of `kind` for this operator, created on first use. */
-export function projectEventHub(services: OperatorServices, kind: string): ProjectEventHub {
+/**
+ * The hub of `kind` for this operator, created on first use (`extra` applies only then: e.g. a
+ * `wake` that debounces the resources a change concerns).
+ */
+export function projectEventHub(
+  services: OperatorServices,
+  kind: string,
+  extra: Pick<HubOptions, 'wake' | 'timing'> = {},
+): ProjectEventHub {
   let byKind = hubs.get(services);
   if (!byKind) {
     byKind = new Map();
@@ -30,6 +45,7 @@ export function projectEventHub(services: OperatorServices, kind: string): Proje
       return obj !== undefined && (uid === undefined || obj.metadata.uid === uid);
     },
     log: services.log.child({ kind }),
+    ...extra,
   });
   byKind.set(kind, hub);
   return hub;

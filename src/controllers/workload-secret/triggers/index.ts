@@ -1,0 +1,167 @@
+/**
+ * When a WorkloadSecret reads its sources: instant updates from the project-events hub, the
+ * periodic resync as the fallback, and nothing in between.
+ *
+ * Every WorkloadSecret registers one interest per source (project, environment, folder,
+ * recursive; every key) in the hub of its kind; all the WorkloadSecrets reading a project
+ * through the same connection share that project's one event subscription. An event wakes only
+ * the resources whose folders it touches (debounced, `WakeQueue`) and marks just the touched
+ * sources for reading; each resource then reads them with its own connection (the stream only
+ * says what changed: sharing it never shares access).
+ *
+ * How events and `spec.resyncInterval` combine (see `ReadMemo`): while a stream covers a source,
+ * a read stays good until an event touches it or the stream reopens (events may have been missed
+ * while it was down); the periodic requeue then reads nothing. While events are unavailable
+ * (refused, too many streams, reconnecting), each source is read again every `resyncInterval`
+ * (default 10m), with up to 10% jitter.
+ */
+import type { ManagedObject } from '../../../managed/external-client.ts';
+import { jitter, parseDuration } from '../../../runtime/duration.ts';
+import { requestKey, type Request } from '../../../runtime/reconcile.ts';
+import type { OperatorServices, ResolvedConnection } from '../../kind-controller.ts';
+import { projectEventHub, type Hit, type ProjectEventHub } from '../../project-events/index.ts';
+import { ReadMemo, type MemoSubject, type SlotNow } from './read-memo.ts';
+import { WakeQueue } from './wake-queue.ts';
+
+/** The resync interval when the spec sets none. */
+export const DEFAULT_RESYNC_MS = 10 * 60_000;
+
+/** How long a burst of change events is collected before the resources it concerns are enqueued. */
+export const WAKE_DEBOUNCE_MS = 100;
+
+/** One source, resolved: the folder a change event is matched against. */
+export interface SourceScope {
+  readonly projectId: string;
+  readonly environment: string;
+  readonly secretPath: string;
+  readonly recursive: boolean;
+}
+
+type Subject = ManagedObject<{ readonly resyncInterval?: string | undefined }>;
+
+function resyncMsOf(obj: Subject): number {
+  const text = obj.spec?.resyncInterval;
+  return text ? parseDuration(text) : DEFAULT_RESYNC_MS;
+}
+
+function keyOf(obj: { metadata: { namespace?: string; name: string } }): string {
+  return requestKey({ namespace: obj.metadata.namespace, name: obj.metadata.name });
+}
+
+function subjectOf(obj: Subject): MemoSubject {
+  return { key: keyOf(obj), uid: obj.metadata.uid, generation: obj.metadata.generation };
+}
+
+export interface TriggerOptions {
+  readonly debounceMs?: number;
+  /** Milliseconds clock (tests). */
+  readonly clock?: () => number;
+}
+
+export class DeliveryTriggers<T> {
+  private readonly hub: ProjectEventHub;
+  private readonly memo = new ReadMemo<T>();
+  private readonly wakes: WakeQueue;
+  private readonly clock: () => number;
+  /** The connection key and scopes each resource registered last (for `requeueAfterMs`). */
+  private readonly scopes = new Map<string, { connectionKey: string; scopes: readonly SourceScope[] }>();
+
+  constructor(services: OperatorServices, kind: string, options: TriggerOptions = {}) {
+    this.clock = options.clock ?? Date.now;
+    this.wakes = new WakeQueue(
+      (requests) => services.enqueue(kind, requests),
+      options.debounceMs ?? WAKE_DEBOUNCE_MS,
+    );
+    this.hub = projectEventHub(services, kind, { wake: (hits) => this.woken(hits) });
+  }
+
+  /**
+   * The value of every source of `obj`: remembered while still good, read with `readOne(index)`
+   * otherwise (in parallel). Registers the sources in the hub first, so no change made during
+   * a read goes unseen. A failed read is forgotten (read again next time) and rethrown.
+   */
+  async read(
+    obj: Subject,
+    connection: ResolvedConnection,
+    scopes: readonly SourceScope[],
+    readOne: (index: number) => Promise<T>,
+  ): Promise<T[]> {
+    const subject = subjectOf(obj);
+    this.hub.registerAll(
+      obj,
+      scopes.map((scope) => ({ connection, ...scope, keys: [], anyKey: true })),
+    );
+    this.scopes.set(subject.key, { connectionKey: connection.key, scopes });
+    const at = this.clock();
+    const resyncMs = resyncMsOf(obj);
+    const states = this.statesOf(connection.key, scopes);
+    return Promise.all(
+      states.map(async (state, slot) => {
+        const kept = this.memo.fresh(subject, slot, { ...state, at, resyncMs });
+        if (kept) return kept.value;
+        this.memo.starting(subject.key, slot);
+        try {
+          const value = await readOne(slot);
+          this.memo.remember(subject, slot, {
+            scopeKey: state.scopeKey,
+            epoch: state.epoch,
+            value,
+            readAt: at,
+          });
+          return value;
+        } catch (error) {
+          this.memo.drop(subject.key, slot);
+          throw error;
+        }
+      }),
+    );
+  }
+
+  /** When to look at `obj` again (after `read`): its next resync read, or a cheap check. */
+  requeueAfterMs(obj: Subject): number {
+    const key = keyOf(obj);
+    const resyncMs = resyncMsOf(obj);
+    const registered = this.scopes.get(key);
+    if (!registered) return jitter(resyncMs, 0.1);
+    const states = this.statesOf(registered.connectionKey, registered.scopes);
+    return jitter(this.memo.dueInMs(key, states, this.clock(), resyncMs), 0.1);
+  }
+
+  /** Whether a stream delivers the change events of every source of `obj` now. */
+  eventsActive(obj: Subject): boolean {
+    const registered = this.scopes.get(keyOf(obj));
+    if (!registered) return false;
+    return this.statesOf(registered.connectionKey, registered.scopes).every((s) => s.epoch !== undefined);
+  }
+
+  /** `obj` is gone: unregister its sources, forget its reads. */
+  forget(request: Request): void {
+    const key = requestKey(request);
+    this.hub.unregister({ metadata: { ...request } });
+    this.scopes.delete(key);
+    this.memo.forget(key);
+  }
+
+  /** Opens the event streams (while leading); they stop when `signal` aborts. */
+  start(signal: AbortSignal): void {
+    this.hub.start(signal);
+  }
+
+  private statesOf(connectionKey: string, scopes: readonly SourceScope[]): SlotNow[] {
+    return scopes.map((scope) => ({
+      scopeKey: scopeKeyOf(connectionKey, scope),
+      epoch: this.hub.coveringEpoch(connectionKey, scope.projectId, scope),
+    }));
+  }
+
+  private woken(hits: readonly Hit[]): void {
+    for (const { request, slot } of hits) {
+      this.memo.markDirty(requestKey(request), slot);
+      this.wakes.add(request);
+    }
+  }
+}
+
+function scopeKeyOf(connectionKey: string, scope: SourceScope): string {
+  return [connectionKey, scope.projectId, scope.environment, scope.secretPath, scope.recursive].join('|');
+}
