@@ -17,6 +17,7 @@ import { projectRoleReasons } from './project-role/reasons.ts';
 import { projectTemplateReasons } from './project-template/reasons.ts';
 import { projectReasons } from './project/reasons.ts';
 import { secretBatchReasons } from './secret-batch/reasons.ts';
+import { workloadSecretReasons } from './workload-secret/reasons.ts';
 
 /** Each kind's own reason table (the generic table applies to every kind besides). */
 export const kindReasonTables = {
@@ -32,6 +33,7 @@ export const kindReasonTables = {
   SecretBatch: secretBatchReasons,
   Integration: integrationReasons,
   CertificateAuthority: certificateAuthorityReasons,
+  WorkloadSecret: workloadSecretReasons,
 } as const satisfies Readonly<Record<string, ReasonTable>>;
 
 /** A kind with a reason table (every coffer.dev kind; a unit test holds this). */

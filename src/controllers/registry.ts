@@ -18,6 +18,7 @@ import { projectTemplateRegistration } from './project-template/index.ts';
 import { projectRegistration } from './project/index.ts';
 import type { KindRegistration } from './registration.ts';
 import { secretBatchRegistration } from './secret-batch/index.ts';
+import { workloadSecretRegistration } from './workload-secret/index.ts';
 
 export const kindRegistry: readonly KindRegistration[] = [
   connectionRegistration,
@@ -32,6 +33,7 @@ export const kindRegistry: readonly KindRegistration[] = [
   secretBatchRegistration,
   integrationRegistration,
   certificateAuthorityRegistration,
+  workloadSecretRegistration,
 ];
 
 /** The definitions (schemas and metadata) of every kind, in registry order: what the CRDs are built from. */

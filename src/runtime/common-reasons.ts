@@ -116,9 +116,10 @@ export const commonReasons = declareReasons('generic', {
   TooLarge: {
     class: 'terminal',
     conditions: ['Synced'],
-    description: "The request is larger than the service's body limit; split the data across resources.",
+    description:
+      "The request is larger than the service's body limit, or (WorkloadSecret) the content to deliver is larger than a Secret or ConfigMap may hold; the message gives the size. Split the data across resources.",
     remedy:
-      'The limit is 1 MiB by default; the client refuses a larger body before sending (the service itself would answer 500). Not retried until the resource changes.',
+      'Both limits are 1 MiB; the client refuses a larger body before sending (the service itself would answer 500). Not retried until the resource changes.',
   },
   Unauthorized: {
     class: 'terminal',
@@ -180,6 +181,12 @@ export const commonReasons = declareReasons('generic', {
     conditions: ['Synced'],
     description: 'The external object found differs from the spec in a field that cannot change.',
     remedy: 'Point `coffer.dev/external-id` at the right object, or fix the spec.',
+  },
+  InvalidKey: {
+    class: 'terminal',
+    conditions: ['Synced'],
+    description:
+      'A key is not valid where it goes (a service key pushed by a SecretBatch; a Secret/ConfigMap key delivered by a WorkloadSecret, [-._a-zA-Z0-9]+ of at most 253); the message names it.',
   },
   SecretNotOwned: {
     class: 'terminal',

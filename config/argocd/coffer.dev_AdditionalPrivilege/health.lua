@@ -17,6 +17,7 @@ local classes = {
   DeletionWaiting = "waiting",
   Expired = "terminal",
   Forbidden = "terminal",
+  InvalidKey = "terminal",
   InvalidSpec = "terminal",
   MembershipMissing = "waiting",
   NamespaceNotAllowed = "terminal",

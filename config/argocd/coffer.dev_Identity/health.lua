@@ -17,6 +17,7 @@ local classes = {
   DeletionBlocked = "terminal",
   DeletionWaiting = "waiting",
   Forbidden = "terminal",
+  InvalidKey = "terminal",
   InvalidReference = "terminal",
   InvalidSpec = "terminal",
   NamespaceNotAllowed = "terminal",

@@ -19,6 +19,7 @@ local classes = {
   DeletionWaiting = "waiting",
   Forbidden = "terminal",
   IntegrationsDeprecated = "terminal",
+  InvalidKey = "terminal",
   InvalidSpec = "terminal",
   NamespaceNotAllowed = "terminal",
   NotFound = "terminal",

@@ -16,6 +16,7 @@ local classes = {
   DeletionBlocked = "terminal",
   DeletionWaiting = "waiting",
   Forbidden = "terminal",
+  InvalidKey = "terminal",
   InvalidSpec = "terminal",
   NamespaceNotAllowed = "terminal",
   NotFound = "terminal",

@@ -28,6 +28,7 @@ export * from './project.ts';
 export * from './secret-batch.ts';
 export * from './service-account-login.ts';
 export * from './status.ts';
+export * from './workload-secret.ts';
 
 export { allKinds } from './kinds.generated.ts';
 

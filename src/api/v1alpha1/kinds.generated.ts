@@ -11,6 +11,7 @@ import { projectRoleKind } from './project-role.ts';
 import { projectTemplateKind } from './project-template.ts';
 import { projectKind } from './project.ts';
 import { secretBatchKind } from './secret-batch.ts';
+import { workloadSecretKind } from './workload-secret.ts';
 import type { KindDefinition } from './kind.ts';
 
 /** Every kind's definition, in the registry's order (src/controllers/registry.ts). */
@@ -27,4 +28,5 @@ export const allKinds = [
   secretBatchKind,
   integrationKind,
   certificateAuthorityKind,
+  workloadSecretKind,
 ] as const satisfies readonly KindDefinition[];

@@ -74,6 +74,10 @@ export interface DirectKindController<Spec = any, Status extends AdapterStatus =
   referencedConfigMaps?(obj: ManagedObject<Spec>): readonly NamedRef[];
   /** Kinds whose objects this kind creates and owns (e.g. Bootstrap → Connection): watched by owner. */
   readonly ownedKinds?: readonly string[];
+  /** True for kinds with a `spec.connectionRef`: a change of that connection reconciles them at once. */
+  readonly usesConnection?: boolean;
+  /** Objects this one depends on (e.g. a Project): their readiness changes reconcile it at once. */
+  dependencies?(obj: ManagedObject<Spec>): readonly (NamedRef & { readonly kind: string })[];
   /** True for connection kinds: deletion waits for the resources that use it (module comment). */
   readonly heldByDependents?: boolean;
 }

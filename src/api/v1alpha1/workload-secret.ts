@@ -1,0 +1,298 @@
+/**
+ * WorkloadSecret: keeps a Secret and/or a ConfigMap filled from secrets of the service, for
+ * workloads to mount. Sources are read with the namespace's own connection, merged in order
+ * (later wins), optionally templated, and written only when the content changes. It mirrors no
+ * service object (direct reconciler); status holds counts, hashes and key names, never values.
+ */
+import { z } from 'zod';
+import { goDurationPattern, parseDurationExact } from '../../runtime/duration.ts';
+import { connectionRef, dataKey, objectName, projectRef, slug } from './common.ts';
+import { defineKind } from './kind.ts';
+import { celCountPresent, countPresent, withRules } from './schema-helpers.ts';
+import { secretPath } from './secret-batch.ts';
+import { commonStatusFields } from './status.ts';
+
+/** Most sources one WorkloadSecret merges. */
+export const maxWorkloadSecretSources = 20;
+
+/** A key glob: `*` any run of characters, `?` one character; otherwise a Secret key's characters. */
+const keyGlob = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^[-._a-zA-Z0-9*?]+$/, 'must be a key pattern: letters, digits, "-", "_", ".", "*" and "?"');
+
+const projectSources = ['projectRef', 'projectId', 'projectSlug'] as const;
+
+export const workloadSecretSource = withRules(
+  z.object({
+    projectRef: projectRef.optional(),
+    projectId: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .describe('Id of the project in the service (when no Project resource of this namespace names it).'),
+    projectSlug: slug(1, 64).optional().describe('Slug of the project in the service.'),
+    environment: slug(1, 64).describe('Environment slug to read, e.g. dev.'),
+    secretPath: secretPath.default('/').describe('Folder to read, e.g. / or /app/db. Default: /.'),
+    recursive: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Also read every folder below secretPath. A key present in several folders keeps the value of the ' +
+          'deepest folder (folders in path order, later wins; reported as a collision). Default: false.',
+      ),
+    include: z
+      .array(keyGlob)
+      .max(50)
+      .optional()
+      .describe('Only keys matching one of these patterns (* and ?), e.g. DB_*. Unset: every key.'),
+    exclude: z
+      .array(keyGlob)
+      .max(50)
+      .optional()
+      .describe('Leave out keys matching one of these patterns; applied after include.'),
+    expandReferences: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Expand secret references (${KEY}, ${env.path.KEY}) and include the folder imports, as the service ' +
+          'does for its own clients. Default: true.',
+      ),
+  }),
+  [
+    {
+      rule: `${celCountPresent(projectSources)} == 1`,
+      message: 'each source must set exactly one of projectRef, projectId or projectSlug',
+      check: (v) => countPresent(v, projectSources) === 1,
+    },
+  ],
+).describe('One folder of one environment of one project.');
+export type WorkloadSecretSource = z.output<typeof workloadSecretSource>;
+
+const stringMap = (what: string) =>
+  z
+    .record(z.string().min(1).max(317), z.string().max(65536))
+    .optional()
+    .describe(`${what} set on the object (Coffer's own label and annotations are added).`);
+
+const secretTarget = z
+  .object({
+    name: objectName.optional().describe('Name of the Secret. Default: the name of this WorkloadSecret.'),
+    type: z
+      .string()
+      .min(1)
+      .max(253)
+      .default('Opaque')
+      .describe('Secret type, e.g. Opaque or kubernetes.io/tls (its required keys must be delivered).'),
+    labels: stringMap('Labels'),
+    annotations: stringMap('Annotations'),
+    immutable: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Mark the Secret immutable: a change of content then replaces it (delete and create). Default: false.',
+      ),
+  })
+  .describe('Deliver into a Secret of this namespace.');
+
+const configMapTarget = z
+  .object({
+    name: objectName.optional().describe('Name of the ConfigMap. Default: the name of this WorkloadSecret.'),
+    labels: stringMap('Labels'),
+    annotations: stringMap('Annotations'),
+  })
+  .describe(
+    'Deliver into a ConfigMap of this namespace (the same keys as the Secret; use it for values that are ' +
+      'not secret, ConfigMaps are readable more widely).',
+  );
+
+export const creationPolicies = ['Owner', 'Orphan'] as const;
+export type CreationPolicy = (typeof creationPolicies)[number];
+
+export const workloadSecretTarget = withRules(
+  z.object({
+    secret: secretTarget.optional(),
+    configMap: configMapTarget.optional(),
+    creationPolicy: z
+      .enum(creationPolicies)
+      .default('Owner')
+      .describe(
+        'Owner: the targets carry an owner reference to this WorkloadSecret and are garbage-collected with it. ' +
+          'Orphan: the targets stay when it is deleted. Default: Owner.',
+      ),
+    adoptExisting: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Take over a target that exists and was not created by Coffer (its content is replaced). Without it such ' +
+          'an object is never modified and the resource reports TargetConflict. Default: false.',
+      ),
+  }),
+  [
+    {
+      rule: 'has(self.secret) || has(self.configMap)',
+      message: 'target must set secret, configMap or both',
+      check: (v) => v.secret !== undefined || v.configMap !== undefined,
+    },
+  ],
+).describe('Where the merged keys go.');
+export type WorkloadSecretTarget = z.output<typeof workloadSecretTarget>;
+
+export const workloadSecretTemplate = z
+  .object({
+    data: z
+      .record(dataKey, z.string().max(262144))
+      .optional()
+      .describe(
+        'Output key → Liquid template (https://liquidjs.com), rendered with every merged source key as a ' +
+          'variable (an output tag of DB_USER, in double braces, gives its value; the whole map is the variable ' +
+          'secrets); whole documents such as config.yaml too. Filters besides the standard ones: b64enc, b64dec, ' +
+          'toJson, fromJson, toYaml, fromYaml, pemCertificates, pemPrivateKey; default is the standard one.',
+      ),
+    mergeSourceKeys: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Deliver the merged source keys as well, beside the templated ones (a templated key wins). Default: ' +
+          'false, only the templated keys are delivered.',
+      ),
+  })
+  .describe(
+    'Compose the delivered keys from the source keys. Unset: the source keys are delivered as they are.',
+  );
+
+export const rolloutWorkloadKinds = ['Deployment', 'StatefulSet', 'DaemonSet'] as const;
+
+const goDuration = (field: string, min: string, max: string) =>
+  withRules(z.string().max(64).regex(goDurationPattern, 'must be a Go duration such as 5s, 10m or 1h'), [
+    {
+      rule: `duration(self) >= duration('${min}') && duration(self) <= duration('${max}')`,
+      message: `${field} must be between ${min} and ${max}`,
+      check: (v) =>
+        parseDurationExact(v) >= parseDurationExact(min) && parseDurationExact(v) <= parseDurationExact(max),
+    },
+  ]);
+
+export const workloadSecretRollout = z
+  .object({
+    workloads: z
+      .array(
+        z.object({
+          kind: z.enum(rolloutWorkloadKinds).describe('Deployment, StatefulSet or DaemonSet.'),
+          name: objectName.describe('Name of the workload, in the same namespace.'),
+        }),
+      )
+      .max(50)
+      .optional()
+      .describe(
+        'Workloads restarted (pod template annotation) when the delivered content changes. Workloads may also ' +
+          'opt in with the annotation coffer.dev/reload-secrets: "<target Secret name>,...".',
+      ),
+    debounce: goDuration('debounce', '0s', '1h')
+      .default('5s')
+      .describe('A burst of changes within this time restarts once, after the last one. Default: 5s.'),
+  })
+  .describe('Restart workloads when, and only when, the delivered content changes.');
+
+export const workloadSecretSpec = z
+  .object({
+    connectionRef: connectionRef.describe(
+      'Who reads: a Connection of this namespace, or a ClusterConnection whose allowedNamespaces admit this ' +
+        'namespace. Reconciliation waits until it is Ready.',
+    ),
+    sources: z
+      .array(workloadSecretSource)
+      .min(1)
+      .max(maxWorkloadSecretSources)
+      .describe(
+        'Folders to read, merged in order: a key of a later source wins (collisions are listed in status).',
+      ),
+    target: workloadSecretTarget,
+    template: workloadSecretTemplate.optional(),
+    rollout: workloadSecretRollout.optional(),
+    resyncInterval: goDuration('resyncInterval', '30s', '168h')
+      .optional()
+      .describe(
+        'Full re-read of every source at this interval (with jitter): the safety net beside change events, and the ' +
+          'only mechanism when events are unavailable. Default: 10m.',
+      ),
+  })
+  .describe('What to read, how to compose it, where to deliver it and whom to restart.');
+export type WorkloadSecretSpec = z.output<typeof workloadSecretSpec>;
+
+export const workloadSecretStatus = z
+  .object({
+    ...commonStatusFields,
+    contentHash: z
+      .string()
+      .max(64)
+      .optional()
+      .describe(
+        'Hash of the delivered content (HMAC-SHA256 keyed with the resource uid, first 16 hex digits); never the values.',
+      ),
+    secretCount: z.int().min(0).optional().describe('Number of keys delivered.'),
+    lastSyncTime: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe('When the delivered content last changed (a target was written).'),
+    sources: z
+      .array(
+        z.object({
+          project: z.string().max(256).describe('Id of the project read.'),
+          environment: z.string().max(64).describe('Environment slug.'),
+          secretPath: z.string().max(1024).describe('Folder read.'),
+          count: z.int().min(0).describe('Keys this source contributed after include/exclude.'),
+          latestVersion: z
+            .int()
+            .min(0)
+            .optional()
+            .describe('Highest secret version among the keys read (a change in a value raises it).'),
+          latestUpdate: z.iso
+            .datetime({ offset: true })
+            .optional()
+            .describe('Latest update time among the keys read.'),
+        }),
+      )
+      .max(maxWorkloadSecretSources)
+      .optional()
+      .describe('What each source contributed at the last read.'),
+    collisions: z
+      .array(z.string().max(256))
+      .max(100)
+      .optional()
+      .describe('Keys set by more than one source (the later one won), by name; at most 100 listed.'),
+    lastRestart: z
+      .object({
+        time: z.iso.datetime({ offset: true }).describe('When the workloads were restarted.'),
+        workloads: z.array(z.string().max(300)).max(100).describe('Kind/name of each workload restarted.'),
+      })
+      .optional()
+      .describe('The last rollout restart caused by a content change.'),
+  })
+  .describe('Observed state: hashes, counts and key names of the delivered content, never values.');
+export type WorkloadSecretStatus = z.output<typeof workloadSecretStatus>;
+
+export const workloadSecretKind = defineKind({
+  kind: 'WorkloadSecret',
+  plural: 'workloadsecrets',
+  shortNames: ['wsec'],
+  scope: 'Namespaced',
+  description:
+    'Keeps a Secret and/or ConfigMap of this namespace filled from secrets of the service: sources merged in ' +
+    'order, optional templates, written only when the content changes; workloads that opt in are restarted on change.',
+  spec: workloadSecretSpec,
+  status: workloadSecretStatus,
+  columns: [
+    { name: 'Keys', type: 'integer', jsonPath: '.status.secretCount', description: 'Keys delivered.' },
+    { name: 'Hash', type: 'string', jsonPath: '.status.contentHash', description: 'Delivered content hash.' },
+    {
+      name: 'Last Sync',
+      type: 'date',
+      jsonPath: '.status.lastSyncTime',
+      description: 'When the content last changed.',
+    },
+  ],
+  defaultDeletionPolicy: undefined,
+});

@@ -1,0 +1,96 @@
+/**
+ * One delivery: read every source with the resource's connection, merge them in order, apply the
+ * template, check the result (keys, size) and write the targets that differ. Thrown failures carry
+ * their reason (`SourceNotFound`, `TemplateError`, `InvalidKey`, `TooLarge`, `TargetConflict`, or a
+ * service error classified by the reconciler); nothing is written unless every source was read and
+ * the content is valid, so a target is never emptied or half-updated by a failure.
+ */
+import type { WorkloadSecretSpec } from '../../api/v1alpha1/index.ts';
+import type { ServiceClient } from '../../client/index.ts';
+import type { ManagedObject } from '../../managed/external-client.ts';
+import type { OperatorServices } from '../../managed/kind-services.ts';
+import { checkContent, contentHash } from './content.ts';
+import { mergeSources } from './merge.ts';
+import { readSource, type SourceReport } from './sources.ts';
+import type { TargetSpec } from './target-objects.ts';
+import type { targetApis } from './targets.ts';
+import { deliverTarget, type TargetWriteResult } from './targets.ts';
+import { renderContent } from './template/render.ts';
+
+export interface DeliveryContext {
+  readonly client: ServiceClient;
+  readonly services: Pick<OperatorServices, 'reader' | 'log'>;
+  readonly apis: ReturnType<typeof targetApis>;
+  readonly signal: AbortSignal;
+}
+
+/** What a delivery did (no values). */
+export interface Delivery {
+  /** `status.contentHash`: HMAC of the delivered content (`content.ts`). */
+  readonly contentHash: string;
+  readonly secretCount: number;
+  readonly sources: readonly SourceReport[];
+  readonly collisions: readonly string[];
+  /** Each target and what was done to it. */
+  readonly targets: readonly {
+    readonly kind: string;
+    readonly name: string;
+    readonly result: TargetWriteResult;
+  }[];
+  /** True when a target was created or updated. */
+  readonly changed: boolean;
+}
+
+/** The targets `spec` asks for, with `data`. */
+export function targetSpecs(
+  obj: ManagedObject<WorkloadSecretSpec>,
+  data: Readonly<Record<string, string>>,
+): TargetSpec[] {
+  const { target } = obj.spec;
+  const namespace = obj.metadata.namespace ?? '';
+  const common = { namespace, data, policy: target.creationPolicy, adoptExisting: target.adoptExisting };
+  const specs: TargetSpec[] = [];
+  if (target.secret)
+    specs.push({
+      ...common,
+      kind: 'Secret',
+      name: target.secret.name ?? obj.metadata.name,
+      labels: target.secret.labels ?? {},
+      annotations: target.secret.annotations ?? {},
+      type: target.secret.type,
+      immutable: target.secret.immutable,
+    });
+  if (target.configMap)
+    specs.push({
+      ...common,
+      kind: 'ConfigMap',
+      name: target.configMap.name ?? obj.metadata.name,
+      labels: target.configMap.labels ?? {},
+      annotations: target.configMap.annotations ?? {},
+    });
+  return specs;
+}
+
+/** Reads, merges, renders, checks and writes (see the module comment). */
+export async function deliver(
+  obj: ManagedObject<WorkloadSecretSpec>,
+  ctx: DeliveryContext,
+): Promise<Delivery> {
+  const reads = await Promise.all(obj.spec.sources.map((source) => readSource(obj, source, ctx)));
+  const merged = mergeSources(reads.map((r) => r.pairs));
+  const data = await renderContent(merged.data, obj.spec.template);
+  checkContent(data);
+  const targets = [];
+  for (const spec of targetSpecs(obj, data)) {
+    const result = await deliverTarget(ctx.apis, spec, obj);
+    targets.push({ kind: spec.kind, name: spec.name, result });
+  }
+  return {
+    contentHash: contentHash(data, obj.metadata.uid ?? ''),
+    secretCount: Object.keys(data).length,
+    sources: reads.map((r) => r.report),
+    collisions: merged.collisions,
+    targets,
+    changed: targets.some((t) => t.result !== 'unchanged'),
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * Reading the sources of a WorkloadSecret with the resource's own connection: the project (a
+ * Project resource of the namespace, which must be Ready; or an id; or a slug), then one list
+ * of the folder (`GET /api/v3/secrets/raw`, recursive and with imports and references expanded as
+ * the spec says). A project, environment or folder the service does not know is `SourceNotFound`
+ * (waiting: nothing is delivered). A value the identity may not read (masked by the service) is
+ * refused rather than delivered masked.
+ */
+import type { WorkloadSecretSource } from '../../api/v1alpha1/index.ts';
+import { isNotFound, type Secret, type SecretList, type ServiceClient } from '../../client/index.ts';
+import type { ManagedObject } from '../../managed/external-client.ts';
+import { resolveReference, type ReferencedObject } from '../../managed/references.ts';
+import type { OperatorServices } from '../../managed/kind-services.ts';
+import { TerminalError, WaitingError } from '../../runtime/errors.ts';
+import { commonReasons } from '../../runtime/common-reasons.ts';
+import { keyFilter } from './globs.ts';
+import type { SourcePairs } from './merge.ts';
+import { workloadSecretReasons } from './reasons.ts';
+
+/** Requeue while a source or its Project is missing. */
+export const SOURCE_WAIT_MS = 15_000;
+
+/** What one source contributed, for `status.sources` (no values). */
+export interface SourceReport {
+  readonly project: string;
+  readonly environment: string;
+  readonly secretPath: string;
+  readonly count: number;
+  readonly latestVersion?: number;
+  readonly latestUpdate?: string;
+}
+
+export interface SourceRead {
+  readonly pairs: SourcePairs;
+  readonly report: SourceReport;
+}
+
+export interface SourceContext {
+  readonly client: ServiceClient;
+  readonly services: Pick<OperatorServices, 'reader' | 'log'>;
+  readonly signal: AbortSignal;
+}
+
+type ProjectAddress = { readonly workspaceId: string } | { readonly projectSlug: string };
+
+/** How `source` names its project; a Project resource must be Ready with an id. */
+export async function projectAddress(
+  obj: ManagedObject<unknown>,
+  source: WorkloadSecretSource,
+  ctx: SourceContext,
+): Promise<ProjectAddress> {
+  if (source.projectId) return { workspaceId: source.projectId };
+  if (source.projectSlug) return { projectSlug: source.projectSlug };
+  const ref = source.projectRef;
+  if (!ref) throw new TerminalError(commonReasons.names.InvalidSpec, 'a source names no project');
+  const context = {
+    deleting: false,
+    waitRequeueMs: SOURCE_WAIT_MS,
+    signal: ctx.signal,
+    log: ctx.services.log,
+  };
+  const reader = ctx.services.reader<ReferencedObject>('Project');
+  const resolved = await resolveReference({ reader, kind: 'Project', from: obj, ref, context });
+  return { workspaceId: resolved.externalId };
+}
+
+function describe(address: ProjectAddress, source: WorkloadSecretSource): string {
+  const project =
+    'workspaceId' in address ? `project ${address.workspaceId}` : `project ${address.projectSlug}`;
+  return `${project}, environment ${source.environment}, path ${source.secretPath}`;
+}
+
+/** Path depth for ordering a recursive read: parents first, so the deepest folder wins. */
+function depth(path: string | undefined): number {
+  return (path ?? '/').split('/').filter(Boolean).length;
+}
+
+function byPrecedence(a: Secret, b: Secret): number {
+  const d = depth(a.secretPath) - depth(b.secretPath);
+  if (d !== 0) return d;
+  const pa = a.secretPath ?? '/';
+  const pb = b.secretPath ?? '/';
+  return pa < pb ? -1 : pa > pb ? 1 : 0;
+}
+
+/**
+ * The secrets of a list in precedence order: imported ones first (in the order the service lists
+ * the imports, a later import winning), then the folder's own, parents before subfolders.
+ */
+export function inPrecedenceOrder(list: SecretList): Secret[] {
+  const imported = (list.imports ?? []).flatMap((i) => i.secrets);
+  return [...imported, ...[...list.secrets].sort(byPrecedence)];
+}
+
+function refuseMasked(secrets: readonly Secret[], where: string): void {
+  const masked = secrets.find((s) => s.secretValueHidden === true);
+  if (masked)
+    throw new TerminalError(
+      commonReasons.names.Forbidden,
+      `the connection's identity may not read the value of ${JSON.stringify(masked.secretKey)} (${where}); ` +
+        'grant it readValue on the folder, or exclude the key',
+    );
+}
+
+function summary(
+  secrets: readonly Secret[],
+  address: ProjectAddress,
+  source: WorkloadSecretSource,
+): SourceReport {
+  let latestVersion = 0;
+  let latestUpdate: string | undefined;
+  for (const s of secrets) {
+    latestVersion = Math.max(latestVersion, s.version);
+    const at = s.updatedAt === undefined ? undefined : new Date(s.updatedAt).toISOString();
+    if (at && (!latestUpdate || at > latestUpdate)) latestUpdate = at;
+  }
+  const project =
+    secrets.find((s) => s.workspace)?.workspace ??
+    ('workspaceId' in address ? address.workspaceId : address.projectSlug);
+  return {
+    project,
+    environment: source.environment,
+    secretPath: source.secretPath,
+    count: secrets.length,
+    ...(secrets.length > 0 ? { latestVersion } : {}),
+    ...(latestUpdate ? { latestUpdate } : {}),
+  };
+}
+
+/** Reads one source (see the module comment). */
+export async function readSource(
+  obj: ManagedObject<unknown>,
+  source: WorkloadSecretSource,
+  ctx: SourceContext,
+): Promise<SourceRead> {
+  const address = await projectAddress(obj, source, ctx);
+  const where = describe(address, source);
+  let list: SecretList;
+  try {
+    list = await ctx.client.secrets.list(
+      {
+        ...address,
+        environment: source.environment,
+        secretPath: source.secretPath,
+        recursive: source.recursive,
+        expandSecretReferences: source.expandReferences,
+        include_imports: source.expandReferences,
+      },
+      { signal: ctx.signal },
+    );
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    throw new WaitingError(
+      workloadSecretReasons.names.SourceNotFound,
+      `source not found (${where}): ${(error as Error).message}; nothing is delivered until it exists`,
+      SOURCE_WAIT_MS,
+    );
+  }
+  const wanted = keyFilter(source.include, source.exclude);
+  const secrets = inPrecedenceOrder(list).filter((s) => wanted(s.secretKey));
+  refuseMasked(secrets, where);
+  return {
+    pairs: secrets.map((s) => [s.secretKey, s.secretValue] as const),
+    report: summary(secrets, address, source),
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * The reconcile of a WorkloadSecret (direct reconciler: it mirrors no service object): resolve the
+ * connection (a Connection of the namespace, or a ClusterConnection admitting it — never another
+ * namespace's credentials), run one delivery (`deliver.ts`), and report it.
+ *
+ * | situation                                  | Ready                  | Synced                        |
+ * |--------------------------------------------|------------------------|-------------------------------|
+ * | delivered (written or already up to date)  | True `Available`       | True                          |
+ * | project/environment/folder missing         | unchanged              | False `SourceNotFound` (waits)|
+ * | template error                             | unchanged              | False `TemplateError`         |
+ * | invalid key / content over 1 MiB           | unchanged              | False `InvalidKey`/`TooLarge` |
+ * | a target exists and is not ours            | unchanged              | False `TargetConflict`        |
+ * | connection not Ready, Project not Ready    | unchanged              | False `ReferenceNotReady`     |
+ *
+ * Failures are thrown and classified by the direct reconciler; on every failure the targets are
+ * left as they are. The next full read is `spec.resyncInterval` (default 10m) away, with jitter.
+ */
+import type { WorkloadSecretSpec, WorkloadSecretStatus } from '../../api/v1alpha1/index.ts';
+import type { DirectOutcome, DirectServices, DirectSync } from '../../managed/direct/kind.ts';
+import type { ManagedObject } from '../../managed/external-client.ts';
+import { Reasons } from '../../runtime/conditions.ts';
+import { jitter, parseDuration } from '../../runtime/duration.ts';
+import { deliver, type Delivery } from './deliver.ts';
+import { targetApis } from './targets.ts';
+
+/** Full resync interval when the spec sets none. */
+export const DEFAULT_RESYNC_MS = 10 * 60_000;
+
+/** The kind's own status fields (besides conditions and observedGeneration). */
+export type WorkloadSecretStatusFields = Omit<
+  WorkloadSecretStatus,
+  'conditions' | 'observedGeneration' | 'id'
+> &
+  Record<string, unknown>;
+
+/** The resync interval of `obj`. */
+export function resyncIntervalMs(spec: WorkloadSecretSpec): number {
+  return spec.resyncInterval ? parseDuration(spec.resyncInterval) : DEFAULT_RESYNC_MS;
+}
+
+function targetsText(delivery: Delivery): string {
+  return delivery.targets.map((t) => `${t.kind} ${t.name}`).join(' and ');
+}
+
+/** Status fields after `delivery`; `lastRestart` (written by the rollout) is carried over. */
+export function statusAfter(
+  previous: Partial<WorkloadSecretStatusFields> | undefined,
+  delivery: Delivery,
+  now: Date,
+): WorkloadSecretStatusFields {
+  const lastSyncTime =
+    delivery.changed || !previous?.lastSyncTime ? now.toISOString() : previous.lastSyncTime;
+  return {
+    contentHash: delivery.contentHash,
+    secretCount: delivery.secretCount,
+    lastSyncTime,
+    sources: [...delivery.sources],
+    collisions: delivery.collisions.slice(0, 100),
+    ...(previous?.lastRestart ? { lastRestart: previous.lastRestart } : {}),
+  };
+}
+
+/** The outcome of a successful delivery. */
+export function deliveredOutcome(
+  obj: ManagedObject<WorkloadSecretSpec>,
+  delivery: Delivery,
+  now: Date,
+): DirectOutcome<WorkloadSecretStatusFields> {
+  const where = targetsText(delivery);
+  const previous = obj.status;
+  return {
+    ready: {
+      status: 'True',
+      reason: Reasons.Available,
+      message: `${delivery.secretCount} keys delivered to ${where}`,
+    },
+    status: statusAfter(previous, delivery, now),
+    requeueAfterMs: jitter(resyncIntervalMs(obj.spec), 0.1),
+    events: delivery.changed
+      ? [
+          {
+            type: 'Normal',
+            reason: 'Delivered',
+            message: `${delivery.secretCount} keys delivered to ${where} (content hash ${delivery.contentHash})`,
+          },
+        ]
+      : [],
+  };
+}
+
+/** The sync of WorkloadSecret. */
+export function workloadSecretSync(
+  services: DirectServices,
+): DirectSync<WorkloadSecretSpec, WorkloadSecretStatusFields> {
+  const apis = targetApis(services.core);
+  return {
+    async sync(obj, ctx) {
+      const { client } = await services.connectionFor(obj);
+      const delivery = await deliver(obj, { client, services, apis, signal: ctx.signal });
+      return deliveredOutcome(obj, delivery, ctx.now);
+    },
+  };
+}
