@@ -1,0 +1,137 @@
+/**
+ * Rollout restarts of a WorkloadSecret: when, and only when, the delivered content hash changes,
+ * the workloads that opt in (`workloads.ts`) get a pod template annotation bump, debounced by
+ * `spec.rollout.debounce` (default 5s) so a burst of changes restarts once, after the last one.
+ *
+ * - The first delivery restarts nothing (there was no content before).
+ * - The hash compared is the last one this operator delivered (in memory), else
+ *   `status.contentHash`: a status read from a cache that lags behind never restarts twice.
+ * - A burst that ends with the content it started from restarts nothing.
+ * - A pending restart lives in memory: an operator restart during the debounce loses it (the
+ *   content is already delivered; the pods pick it up at their next restart).
+ */
+import { parseDuration } from '../../../runtime/duration.ts';
+import type { EventInput } from '../../../runtime/events.ts';
+import { requestKey, type Request } from '../../../runtime/reconcile.ts';
+import {
+  ANNOTATION_CONTENT_HASH,
+  ANNOTATION_RESTARTED_AT,
+  selectWorkloads,
+  workloadKinds,
+  type WorkloadApi,
+  type WorkloadKind,
+} from './workloads.ts';
+
+export { ANNOTATION_RELOAD_SECRETS, appsWorkloadApi, type WorkloadApi } from './workloads.ts';
+
+/** The debounce when `spec.rollout` sets none. */
+export const DEFAULT_DEBOUNCE_MS = 5_000;
+
+/** `status.lastRestart`. */
+export interface LastRestart {
+  readonly time: string;
+  readonly workloads: string[];
+}
+
+/** What a WorkloadSecret tells the rollout after each delivery. */
+export interface Delivered {
+  readonly hash: string;
+  /** Names of the target Secret and ConfigMap (what opt-in annotations name). */
+  readonly targets: readonly string[];
+}
+
+/** The fields of a WorkloadSecret the rollout reads. */
+export interface RolloutSubject {
+  readonly metadata: { readonly name: string; readonly namespace?: string };
+  readonly spec: {
+    readonly rollout?: {
+      readonly workloads?: readonly { readonly kind: WorkloadKind; readonly name: string }[] | undefined;
+      readonly debounce?: string | undefined;
+    };
+  };
+  readonly status?: { readonly contentHash?: string; readonly lastRestart?: LastRestart };
+}
+
+/** What the sync reports: status field, when to look again, events. */
+export interface RolloutOutcome {
+  /** The new restart, or the recorded one. */
+  readonly lastRestart?: LastRestart;
+  /** A restart is pending: look again after this long. */
+  readonly requeueAfterMs?: number;
+  readonly events: EventInput[];
+}
+
+interface Pending {
+  /** The hash before the burst. */
+  readonly from: string;
+  readonly dueAt: number;
+}
+
+export class RolloutRestarts {
+  private readonly api: WorkloadApi;
+  private readonly delivered = new Map<string, string>();
+  private readonly pending = new Map<string, Pending>();
+
+  constructor(api: WorkloadApi) {
+    this.api = api;
+  }
+
+  /** Called after every successful delivery of `obj` (see the module comment). */
+  async afterDelivery(obj: RolloutSubject, delivered: Delivered, now: Date): Promise<RolloutOutcome> {
+    const key = requestKey({ namespace: obj.metadata.namespace, name: obj.metadata.name });
+    const recorded = obj.status?.lastRestart ? { lastRestart: obj.status.lastRestart } : {};
+    const previous = this.delivered.get(key) ?? obj.status?.contentHash;
+    this.delivered.set(key, delivered.hash);
+    let pending = this.pending.get(key);
+    if (previous !== undefined && previous !== delivered.hash) {
+      pending = { from: pending?.from ?? previous, dueAt: now.getTime() + debounceMsOf(obj) };
+      this.pending.set(key, pending);
+    }
+    if (!pending) return { ...recorded, events: [] };
+    if (now.getTime() < pending.dueAt)
+      return { ...recorded, requeueAfterMs: pending.dueAt - now.getTime(), events: [] };
+    this.pending.delete(key);
+    if (pending.from === delivered.hash) return { ...recorded, events: [] };
+    return this.restart(obj, delivered, now);
+  }
+
+  /** `obj` is gone. */
+  forget(request: Request): void {
+    const key = requestKey(request);
+    this.delivered.delete(key);
+    this.pending.delete(key);
+  }
+
+  private async restart(obj: RolloutSubject, delivered: Delivered, now: Date): Promise<RolloutOutcome> {
+    const namespace = obj.metadata.namespace ?? '';
+    const listed = (await Promise.all(workloadKinds.map((kind) => this.api.list(namespace, kind)))).flat();
+    const named = obj.spec.rollout?.workloads ?? [];
+    const { selected, missing } = selectWorkloads(listed, named, delivered.targets);
+    const time = now.toISOString();
+    const annotations = { [ANNOTATION_RESTARTED_AT]: time, [ANNOTATION_CONTENT_HASH]: delivered.hash };
+    for (const workload of selected)
+      await this.api.annotateTemplate({ namespace, kind: workload.kind, name: workload.name }, annotations);
+    const workloads = selected.map((w) => `${w.kind}/${w.name}`);
+    const events: EventInput[] = [];
+    if (workloads.length > 0)
+      events.push({
+        type: 'Normal',
+        reason: 'RolloutRestarted',
+        message: `restarted ${workloads.join(', ')}`,
+      });
+    if (missing.length > 0)
+      events.push({
+        type: 'Warning',
+        reason: 'RolloutWorkloadNotFound',
+        message: `spec.rollout.workloads names ${missing.join(', ')}, not found in the namespace`,
+      });
+    if (workloads.length === 0)
+      return { ...(obj.status?.lastRestart ? { lastRestart: obj.status.lastRestart } : {}), events };
+    return { lastRestart: { time, workloads }, events };
+  }
+}
+
+function debounceMsOf(obj: RolloutSubject): number {
+  const text = obj.spec.rollout?.debounce;
+  return text ? parseDuration(text) : DEFAULT_DEBOUNCE_MS;
+}

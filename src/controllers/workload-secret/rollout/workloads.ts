@@ -1,0 +1,110 @@
+/**
+ * The workloads a WorkloadSecret may restart: Deployments, StatefulSets and DaemonSets of its
+ * namespace, named in `spec.rollout.workloads` or opting in with the annotation
+ * `coffer.dev/reload-secrets: "<name>,<name>"` (Reloader's convention, our key) naming one of its
+ * targets (the Secret or the ConfigMap).
+ *
+ * They are listed when a restart is due (rare: only on a change of content), so a workload
+ * annotated after the WorkloadSecret was created is found without keeping every workload of the
+ * cluster in memory. A restart is a JSON merge patch of two pod template annotations, nothing
+ * else: `coffer.dev/restarted-at` (the time) and `coffer.dev/content-hash` (the hash that caused
+ * it); the workload's controller rolls its pods as for `kubectl rollout restart`.
+ */
+import type { CustomObjectsApi } from '@kubernetes/client-node';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+
+/** The opt-in annotation on a workload: comma-separated target names. */
+export const ANNOTATION_RELOAD_SECRETS = 'coffer.dev/reload-secrets';
+/** Pod template annotation set by a restart: when. */
+export const ANNOTATION_RESTARTED_AT = 'coffer.dev/restarted-at';
+/** Pod template annotation set by a restart: the content hash that caused it. */
+export const ANNOTATION_CONTENT_HASH = 'coffer.dev/content-hash';
+
+export const workloadKinds = ['Deployment', 'StatefulSet', 'DaemonSet'] as const;
+export type WorkloadKind = (typeof workloadKinds)[number];
+
+const plurals: Readonly<Record<WorkloadKind, string>> = {
+  Deployment: 'deployments',
+  StatefulSet: 'statefulsets',
+  DaemonSet: 'daemonsets',
+};
+
+/** A workload as listed: kind, name and its opt-in annotation. */
+export interface WorkloadRef {
+  readonly kind: WorkloadKind;
+  readonly name: string;
+  readonly reloadSecrets?: string;
+}
+
+/** Kubernetes access for restarts (an interface so the logic is testable without a cluster). */
+export interface WorkloadApi {
+  list(namespace: string, kind: WorkloadKind): Promise<WorkloadRef[]>;
+  /** Merge-patches the pod template annotations of one workload. */
+  annotateTemplate(
+    target: { namespace: string; kind: WorkloadKind; name: string },
+    annotations: Readonly<Record<string, string>>,
+  ): Promise<void>;
+}
+
+interface Listed {
+  items?: { metadata?: { name?: string; annotations?: Record<string, string> } }[];
+}
+
+/** `WorkloadApi` over the apps/v1 API. */
+export function appsWorkloadApi(api: CustomObjectsApi): WorkloadApi {
+  return {
+    async list(namespace, kind) {
+      const listed = (await api.listNamespacedCustomObject({
+        group: 'apps',
+        version: 'v1',
+        namespace,
+        plural: plurals[kind],
+      })) as Listed;
+      return (listed.items ?? []).map((item) => {
+        const reloadSecrets = item.metadata?.annotations?.[ANNOTATION_RELOAD_SECRETS];
+        return { kind, name: item.metadata?.name ?? '', ...(reloadSecrets ? { reloadSecrets } : {}) };
+      });
+    },
+    async annotateTemplate(target, annotations) {
+      await api.patchNamespacedCustomObject(
+        {
+          group: 'apps',
+          version: 'v1',
+          namespace: target.namespace,
+          plural: plurals[target.kind],
+          name: target.name,
+          body: { spec: { template: { metadata: { annotations } } } },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+    },
+  };
+}
+
+/** The target names a workload's opt-in annotation lists. */
+export function reloadNames(annotation: string | undefined): string[] {
+  return (annotation ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+}
+
+/**
+ * The workloads to restart: those `named` (that exist) and those whose annotation names one of
+ * `targets`, each once, in kind then name order; plus the named ones that do not exist.
+ */
+export function selectWorkloads(
+  listed: readonly WorkloadRef[],
+  named: readonly { kind: WorkloadKind; name: string }[],
+  targets: readonly string[],
+): { selected: WorkloadRef[]; missing: string[] } {
+  const id = (w: { kind: string; name: string }) => `${w.kind}/${w.name}`;
+  const present = new Set(listed.map(id));
+  const wanted = new Set(named.map(id));
+  const selected = listed.filter(
+    (w) => wanted.has(id(w)) || reloadNames(w.reloadSecrets).some((name) => targets.includes(name)),
+  );
+  const missing = [...wanted].filter((w) => !present.has(w));
+  const order = (w: WorkloadRef) => `${workloadKinds.indexOf(w.kind)}/${w.name}`;
+  return { selected: selected.sort((a, b) => (order(a) < order(b) ? -1 : 1)), missing };
+}
