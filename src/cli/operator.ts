@@ -45,6 +45,7 @@ export async function runOperator(args: string[], env: NodeJS.ProcessEnv = proce
     const operator = await startOperator({
       ...managerOptions(config, loadKubeConfig(config, env), log),
       defaultPollIntervalMs: config.defaultPollIntervalMs,
+      ...(config.operatorNamespace ? { operatorNamespace: config.operatorNamespace } : {}),
     });
     signals.signal.addEventListener('abort', () => void operator.stop(), { once: true });
     operator.ready.then(

@@ -5,7 +5,7 @@
  *
  * Precedence: flag > environment variable > default. Every flag `--some-flag` can also be set by
  * the environment variable `COFFER_SOME_FLAG`; a few conventional variables are honoured too
- * (`KUBECONFIG`, `POD_NAMESPACE` for the leader-election namespace).
+ * (`KUBECONFIG`, `POD_NAMESPACE` for the leader-election and the operator's own namespace).
  */
 import { z } from 'zod';
 import { tryParseDuration } from '../runtime/duration.ts';
@@ -46,6 +46,8 @@ export interface OperatorConfig {
   readonly gracefulShutdownTimeoutMs: number;
   /** How often to check for unused heap to give back (`heap-trimmer.ts`); 0 disables. */
   readonly heapTrimIntervalMs: number;
+  /** The operator's own namespace: a Connection there may log in with the operator's projected token. */
+  readonly operatorNamespace?: string;
 }
 
 export const logLevels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -57,6 +59,10 @@ export class ConfigError extends Error {}
 const flagSpecs: readonly FlagSpec[] = [
   { name: 'leader-elect', boolean: true, help: 'enable leader election (one active replica)' },
   { name: 'leader-election-namespace', help: 'namespace of the Lease (default: $POD_NAMESPACE)' },
+  {
+    name: 'operator-namespace',
+    help: 'the operator’s namespace, where a Connection may use its projected token (default: $POD_NAMESPACE)',
+  },
   { name: 'leader-election-id', help: 'name of the Lease (default coffer-operator-leader)' },
   { name: 'leader-election-lease-duration', help: 'Go duration (default 15s)' },
   { name: 'leader-election-renew-deadline', help: 'Go duration (default 10s)' },
@@ -82,6 +88,7 @@ const flagSpecs: readonly FlagSpec[] = [
 const extraEnv: Record<string, string> = {
   kubeconfig: 'KUBECONFIG',
   'leader-election-namespace': 'POD_NAMESPACE',
+  'operator-namespace': 'POD_NAMESPACE',
 };
 
 const dns1123Label = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
@@ -134,6 +141,7 @@ const positiveInt = z
 const schema = z.object({
   'leader-elect': boolText.default(false),
   'leader-election-namespace': z.string().regex(dns1123Label, 'must be a namespace name').optional(),
+  'operator-namespace': z.string().regex(dns1123Label, 'must be a namespace name').optional(),
   'leader-election-id': z
     .string()
     .regex(dns1123Label, 'must be a DNS-1123 label')
@@ -217,6 +225,7 @@ function toConfig(data: z.output<typeof schema>): OperatorConfig {
     defaultPollIntervalMs: data['default-poll-interval'],
     gracefulShutdownTimeoutMs: data['graceful-shutdown-timeout'],
     heapTrimIntervalMs: data['heap-trim-interval'],
+    operatorNamespace: data['operator-namespace'],
   };
 }
 

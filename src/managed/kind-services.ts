@@ -28,6 +28,27 @@ export interface ConfigMapSource {
   read(namespace: string, name: string): Promise<Readonly<Record<string, string>> | undefined>;
 }
 
+/**
+ * Kubernetes ServiceAccount tokens for the Kubernetes, JWT and OIDC logins of connections
+ * (implemented on the operator floor). Failures throw `ServiceAccountTokenError`
+ * (`connections/service-account-token.ts`) naming the file or ServiceAccount, never a token.
+ */
+export interface ServiceAccountTokenService {
+  /** A token from the TokenRequest API (`serviceaccounts/token` create) for `namespace/name`. */
+  request(
+    namespace: string,
+    name: string,
+    options: { readonly audiences: readonly string[]; readonly expirationSeconds: number },
+  ): Promise<string>;
+  /** The content of a projected token file (re-read on each call). */
+  readProjected(path: string): Promise<string>;
+  /**
+   * True when the Kubernetes API server authenticates `token` for its own audiences (a TokenReview
+   * without audiences): such a token must never leave the cluster.
+   */
+  acceptedByApiServer(token: string): Promise<boolean>;
+}
+
 /** The connection a resource uses, resolved to an authenticated, shared service client. */
 export interface ResolvedConnection {
   readonly client: ServiceClient;

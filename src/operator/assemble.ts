@@ -36,6 +36,8 @@ export interface AssembleOptions {
   /** `reportingComponent` of events (default `coffer`). */
   readonly eventComponent?: string;
   readonly clientCloseDelayMs?: number;
+  /** The operator's own namespace (where a Connection may use the operator's projected token). */
+  readonly operatorNamespace?: string;
 }
 
 /** The assembled operator, before `manager.run`. */
@@ -132,10 +134,9 @@ function addDirectKind(wiring: Wiring, kind: DirectKindController): WatchedKind 
     definition,
     informer,
     controller,
-    usesConnection: kind.usesConnection ?? false,
+    usesConnection: false,
     ...(kind.referencedSecrets ? { referencedSecrets: kind.referencedSecrets.bind(kind) } : {}),
     ...(kind.referencedConfigMaps ? { referencedConfigMaps: kind.referencedConfigMaps.bind(kind) } : {}),
-    ...(kind.dependencies ? { dependencies: kind.dependencies.bind(kind) } : {}),
     ...(kind.ownedKinds ? { ownedKinds: kind.ownedKinds } : {}),
   };
 }
@@ -159,6 +160,7 @@ export function assembleOperator(options: AssembleOptions): AssembledOperator {
     waitRequeueMs: options.waitRequeueMs,
     now: options.now,
     ...(options.clientCloseDelayMs === undefined ? {} : { clientCloseDelayMs: options.clientCloseDelayMs }),
+    ...(options.operatorNamespace ? { operatorNamespace: options.operatorNamespace } : {}),
   });
   // Reconciles do not wait for their events to be stored (see event-queue.ts).
   const events = operatorEvents({

@@ -15,6 +15,7 @@ import { ConnectionResolver, type PayloadVersions } from '../managed/connections
 import type { DirectServices } from '../managed/direct/kind.ts';
 import type { OperatorInformers } from './informers.ts';
 import { protectedIdentities } from './protected-identities.ts';
+import { serviceAccountTokens } from './service-account-tokens.ts';
 import { apiConfigMapSource, apiSecretSource, versionedGet } from './secret-cache.ts';
 
 /** The reads of `CoreV1Api` that `payloadVersions` makes. */
@@ -34,6 +35,8 @@ export interface ServicesOptions {
   readonly now: () => Date;
   /** Grace period before a replaced connection client is closed. */
   readonly clientCloseDelayMs?: number;
+  /** The operator's own namespace: a Connection there may log in with the operator's projected token. */
+  readonly operatorNamespace?: string;
 }
 
 const unwatchedMemoMs = 10_000;
@@ -103,7 +106,12 @@ export function createServices(options: ServicesOptions): DirectServices {
     namespaceTerminating: (ns) =>
       Boolean(informers.namespaces.get(undefined, ns)?.metadata?.deletionTimestamp),
     versions: payloadVersions(options, core),
-    sources: { secrets, configMaps },
+    sources: {
+      secrets,
+      configMaps,
+      serviceAccountTokens: serviceAccountTokens(options.kubeConfig),
+      ...(options.operatorNamespace ? { operatorNamespace: options.operatorNamespace } : {}),
+    },
     log: options.log.child({ component: 'connections' }),
     waitRequeueMs: options.waitRequeueMs,
     ...(options.onRequest ? { onRequest: options.onRequest } : {}),

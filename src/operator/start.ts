@@ -41,6 +41,8 @@ export interface StartOperatorOptions {
   readonly directKinds?: readonly DirectKindController[];
   /** Grace period before a replaced connection client is closed (default 30 s). */
   readonly clientCloseDelayMs?: number;
+  /** The operator's own namespace (`--operator-namespace`): a Connection there may use its projected token. */
+  readonly operatorNamespace?: string;
   readonly metrics?: OperatorMetrics;
   readonly now?: () => Date;
 }
@@ -108,6 +110,7 @@ function assemble(options: StartOperatorOptions, manager: Manager) {
     waitRequeueMs: options.waitRequeueMs ?? DEFAULT_WAIT_REQUEUE_MS,
     now: options.now ?? (() => new Date()),
     clientCloseDelayMs: options.clientCloseDelayMs,
+    ...(options.operatorNamespace ? { operatorNamespace: options.operatorNamespace } : {}),
   });
 }
 

@@ -21,7 +21,6 @@ Everything, in the ClusterRole of cluster-wide mode (watchNamespaces empty).
     - projectroles
     - projects
     - secretbatches
-    - workloadsecrets
   verbs: ['get', 'list', 'watch', 'patch']
 # Status subresource: the Ready/Synced conditions, observedGeneration and outputs (merge patches
 # only, written when something changed).
@@ -39,7 +38,6 @@ Everything, in the ClusterRole of cluster-wide mode (watchNamespaces empty).
     - projectroles/status
     - projects/status
     - secretbatches/status
-    - workloadsecrets/status
   verbs: ['patch']
 # Finalizers subresource: published Secrets carry an owner reference with blockOwnerDeletion,
 # which the OwnerReferencesPermissionEnforcement admission plugin (on in OpenShift and some
@@ -58,7 +56,6 @@ Everything, in the ClusterRole of cluster-wide mode (watchNamespaces empty).
     - projectroles/finalizers
     - projects/finalizers
     - secretbatches/finalizers
-    - workloadsecrets/finalizers
   verbs: ['update']
 # connections (coffer.dev):
 # - Bootstrap: with createConnection: true, creates the Connection it produces (owned by the
@@ -78,23 +75,32 @@ Everything, in the ClusterRole of cluster-wide mode (watchNamespaces empty).
 #   spec.fromSecret).
 # - Integration: reads the credentials of the external platform.
 # - CertificateAuthority: publishes the CA certificate and chain (spec.outputSecretName).
-# - WorkloadSecret: delivers into its target Secret (replaced whole; deleted and re-created when
-#   immutable or retyped).
 - apiGroups: ['']
   resources: ['secrets']
   verbs: ['get', 'list', 'watch', 'create', 'update', 'delete']
 # configmaps:
 # - Connection, ClusterConnection, Bootstrap: reads the CA bundle of a custom service TLS root.
-# - WorkloadSecret: delivers into its target ConfigMap (replaced whole; deleted and re-created
-#   when immutable).
 - apiGroups: ['']
   resources: ['configmaps']
-  verbs: ['get', 'list', 'watch', 'create', 'update', 'delete']
+  verbs: ['get', 'list', 'watch']
+# serviceaccounts/token:
+# - Connection, ClusterConnection: requests short-lived tokens (TokenRequest) for the
+#   ServiceAccount a connection names in
+#   auth.{kubernetes,jwt,oidc}.serviceAccountToken.serviceAccountRef; no credential is stored.
+- apiGroups: ['']
+  resources: ['serviceaccounts/token']
+  verbs: ['create']
 # events: Events about cluster-scoped objects are recorded in the "default" namespace.
 # - every kind: records what happened on each resource (created, updated, failures).
 - apiGroups: ['']
   resources: ['events']
   verbs: ['create', 'patch']
+# tokenreviews (authentication.k8s.io):
+# - Connection, ClusterConnection: checks that a ServiceAccount token is not accepted by the API
+#   server itself before sending it to the service (AudienceNotAllowed otherwise).
+- apiGroups: ['authentication.k8s.io']
+  resources: ['tokenreviews']
+  verbs: ['create']
 # namespaces:
 # - ClusterConnection: admits namespaces by label selector: namespace labels come from a watched
 #   cache (list + watch, no single gets); read-only.
@@ -131,6 +137,12 @@ Namespaced mode: what is cluster-scoped by nature, in a ClusterRole.
     - clusterconnections/finalizers
     - projecttemplates/finalizers
   verbs: ['update']
+# tokenreviews (authentication.k8s.io):
+# - Connection, ClusterConnection: checks that a ServiceAccount token is not accepted by the API
+#   server itself before sending it to the service (AudienceNotAllowed otherwise).
+- apiGroups: ['authentication.k8s.io']
+  resources: ['tokenreviews']
+  verbs: ['create']
 # namespaces:
 # - ClusterConnection: admits namespaces by label selector: namespace labels come from a watched
 #   cache (list + watch, no single gets); read-only.
@@ -159,7 +171,6 @@ Namespaced mode: everything namespaced, in a Role per watched namespace.
     - projectroles
     - projects
     - secretbatches
-    - workloadsecrets
   verbs: ['get', 'list', 'watch', 'patch']
 # Status subresource: the Ready/Synced conditions, observedGeneration and outputs (merge patches
 # only, written when something changed).
@@ -175,7 +186,6 @@ Namespaced mode: everything namespaced, in a Role per watched namespace.
     - projectroles/status
     - projects/status
     - secretbatches/status
-    - workloadsecrets/status
   verbs: ['patch']
 # Finalizers subresource: published Secrets carry an owner reference with blockOwnerDeletion,
 # which the OwnerReferencesPermissionEnforcement admission plugin (on in OpenShift and some
@@ -192,7 +202,6 @@ Namespaced mode: everything namespaced, in a Role per watched namespace.
     - projectroles/finalizers
     - projects/finalizers
     - secretbatches/finalizers
-    - workloadsecrets/finalizers
   verbs: ['update']
 # connections (coffer.dev):
 # - Bootstrap: with createConnection: true, creates the Connection it produces (owned by the
@@ -212,18 +221,21 @@ Namespaced mode: everything namespaced, in a Role per watched namespace.
 #   spec.fromSecret).
 # - Integration: reads the credentials of the external platform.
 # - CertificateAuthority: publishes the CA certificate and chain (spec.outputSecretName).
-# - WorkloadSecret: delivers into its target Secret (replaced whole; deleted and re-created when
-#   immutable or retyped).
 - apiGroups: ['']
   resources: ['secrets']
   verbs: ['get', 'list', 'watch', 'create', 'update', 'delete']
 # configmaps:
 # - Connection, ClusterConnection, Bootstrap: reads the CA bundle of a custom service TLS root.
-# - WorkloadSecret: delivers into its target ConfigMap (replaced whole; deleted and re-created
-#   when immutable).
 - apiGroups: ['']
   resources: ['configmaps']
-  verbs: ['get', 'list', 'watch', 'create', 'update', 'delete']
+  verbs: ['get', 'list', 'watch']
+# serviceaccounts/token:
+# - Connection, ClusterConnection: requests short-lived tokens (TokenRequest) for the
+#   ServiceAccount a connection names in
+#   auth.{kubernetes,jwt,oidc}.serviceAccountToken.serviceAccountRef; no credential is stored.
+- apiGroups: ['']
+  resources: ['serviceaccounts/token']
+  verbs: ['create']
 # events: Events about cluster-scoped objects are recorded in the "default" namespace.
 # - every kind: records what happened on each resource (created, updated, failures).
 - apiGroups: ['']

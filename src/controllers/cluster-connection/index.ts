@@ -10,6 +10,7 @@ import type { DirectKindController } from '../../managed/direct/kind.ts';
 import { readsConfigMaps, readsSecrets } from '../rbac-needs.ts';
 import type { KindRegistration } from '../registration.ts';
 import { configMapKeyRefs, secretKeyRefs } from '../../managed/connections/credentials.ts';
+import { serviceAccountLoginRbac } from '../connection/rbac.ts';
 import { connectionSync, type ConnectionStatusFields } from '../connection/sync.ts';
 
 export const clusterConnectionController: DirectKindController<
@@ -30,6 +31,7 @@ export const clusterConnectionRegistration: KindRegistration = {
   rbac: [
     readsSecrets('the credentials it references'),
     readsConfigMaps('the CA bundle of a custom service TLS root'),
+    ...serviceAccountLoginRbac,
     {
       apiGroup: '',
       resource: 'namespaces',

@@ -9,6 +9,7 @@ import type { DirectKindController } from '../../managed/direct/kind.ts';
 import { readsConfigMaps, readsSecrets } from '../rbac-needs.ts';
 import type { KindRegistration } from '../registration.ts';
 import { configMapKeyRefs, secretKeyRefs } from '../../managed/connections/credentials.ts';
+import { serviceAccountLoginRbac } from './rbac.ts';
 import { connectionSync, type ConnectionStatusFields } from './sync.ts';
 
 export const connectionController: DirectKindController<ConnectionSpec, ConnectionStatusFields> = {
@@ -26,9 +27,12 @@ export const connectionRegistration: KindRegistration = {
   rbac: [
     readsSecrets('the credentials it references'),
     readsConfigMaps('the CA bundle of a custom service TLS root'),
+    ...serviceAccountLoginRbac,
   ],
   sample: 'config/samples/connection.yaml',
   sampleLeftOut: 'the sandbox gets its Connection "coffer" from its own Bootstrap',
   docPage: 'docs/kinds/connection.md',
-  summary: 'Where the service is and how to authenticate (token or universal auth).',
+  summary:
+    'Where the service is and how to authenticate (token, universal auth, or a ServiceAccount token through ' +
+    'Kubernetes, JWT or OIDC auth).',
 };

@@ -8,6 +8,36 @@ export const connectionReasons = declareReasons('Connection', {
   InvalidCredentials: {
     class: 'terminal',
     conditions: ['Ready', 'Synced'],
-    description: 'The service rejected the credentials; fix the Secret or the auth settings.',
+    description:
+      'The service rejected the credentials or the login; the message gives its answer (for Kubernetes, JWT and ' +
+      'OIDC auth it names what did not match: namespace, name, audience, issuer, subject, expiry).',
+    remedy:
+      'Fix the Secret or the auth settings, or the identity’s auth method in the service (allowed namespaces, ' +
+      'names, audience, issuer).',
+  },
+  TokenSourceNotAllowed: {
+    class: 'terminal',
+    conditions: ['Ready', 'Synced'],
+    description:
+      'The ServiceAccount token source is not allowed here: the operator’s projected token serves ' +
+      'ClusterConnections and Connections in the operator’s own namespace only.',
+    remedy: 'Use serviceAccountRef with a ServiceAccount of this namespace, or a ClusterConnection.',
+  },
+  AudienceNotAllowed: {
+    class: 'terminal',
+    conditions: ['Ready', 'Synced'],
+    description:
+      'The ServiceAccount token would be accepted by the Kubernetes API server itself, so the operator never ' +
+      'sends it to the service.',
+    remedy:
+      'Request (or project) the token for an audience of the service only, not the API server’s (its issuer).',
+  },
+  ServiceAccountTokenUnavailable: {
+    class: 'waiting',
+    conditions: ['Ready', 'Synced'],
+    description:
+      'No ServiceAccount token could be obtained: the ServiceAccount or the projected token file is missing, ' +
+      'the token expired, or the operator lacks RBAC for TokenRequest/TokenReview; retried.',
+    remedy: 'The message names the ServiceAccount or file and the API server’s answer.',
   },
 });

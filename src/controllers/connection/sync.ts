@@ -7,6 +7,8 @@
  * | credentials accepted               | True `Available`             | True                           |
  * | the service rejected them          | False `InvalidCredentials`   | False `InvalidCredentials`     |
  * | a referenced Secret/key is missing | False `CredentialsNotFound`  | False `CredentialsNotFound`    |
+ * | no usable ServiceAccount token     | False `TokenSourceNotAllowed`, `AudienceNotAllowed` or         |
+ * |                                    | `ServiceAccountTokenUnavailable` (retried), on both            |
  * | service unreachable, 5xx           | unchanged                    | False (retried with backoff)   |
  *
  * Every resource using the connection shares the client built here (same cache key), so a
@@ -17,7 +19,11 @@ import { Reasons } from '../../runtime/conditions.ts';
 import type { ConditionState, DirectOutcome, DirectServices, DirectSync } from '../../managed/direct/kind.ts';
 import { connectionKey, type ConnectionKindName } from '../../managed/connections/resolver.ts';
 import { MissingCredentialsError, type ConnectionSettings } from '../../managed/connections/credentials.ts';
-import { checkCredentials } from './verify.ts';
+import {
+  ServiceAccountTokenError,
+  type TokenProblem,
+} from '../../managed/connections/service-account-token.ts';
+import { checkCredentials, type CredentialCheck } from './verify.ts';
 import { connectionReasons } from './reasons.ts';
 import type { Reason } from '../../runtime/reasons.ts';
 
@@ -29,9 +35,34 @@ export interface ConnectionStatusFields extends Record<string, unknown> {
   readonly organizationId?: string;
 }
 
-function failed(reason: Reason, message: string): DirectOutcome<ConnectionStatusFields> {
+const tokenReasons: Readonly<Record<TokenProblem, Reason>> = {
+  TokenSourceNotAllowed: connectionReasons.names.TokenSourceNotAllowed,
+  AudienceNotAllowed: connectionReasons.names.AudienceNotAllowed,
+  ServiceAccountTokenUnavailable: connectionReasons.names.ServiceAccountTokenUnavailable,
+};
+
+/** Retry of a connection without a ServiceAccount token (the file or ServiceAccount may appear). */
+const tokenRetryMs = 30_000;
+
+function failed(
+  reason: Reason,
+  message: string,
+  requeueAfterMs?: number,
+): DirectOutcome<ConnectionStatusFields> {
   const state: ConditionState = { status: 'False', reason, message };
-  return { ready: state, synced: state, status: {} };
+  return { ready: state, synced: state, status: {}, ...(requeueAfterMs ? { requeueAfterMs } : {}) };
+}
+
+/** The outcome for an error reading credentials or obtaining a token; undefined: not such an error. */
+function credentialFailure(error: unknown): DirectOutcome<ConnectionStatusFields> | undefined {
+  if (error instanceof MissingCredentialsError) return failed(error.reason, error.message);
+  if (!(error instanceof ServiceAccountTokenError)) return undefined;
+  const reason = tokenReasons[error.problem];
+  return failed(
+    reason,
+    error.message,
+    error.problem === 'ServiceAccountTokenUnavailable' ? tokenRetryMs : undefined,
+  );
 }
 
 const accepted: ConditionState = {
@@ -47,14 +78,15 @@ export function connectionSync<Spec extends ConnectionSettings>(
 ): DirectSync<Spec, ConnectionStatusFields> {
   return {
     async sync(obj: ManagedObject<Spec>, ctx) {
-      let connection;
+      let check: CredentialCheck;
       try {
-        connection = await services.connections.clientFor(kind, obj, obj.spec);
+        const connection = await services.connections.clientFor(kind, obj, obj.spec);
+        check = await checkCredentials(connection.client, connection.accessToken, { signal: ctx.signal });
       } catch (error) {
-        if (error instanceof MissingCredentialsError) return failed(error.reason, error.message);
+        const outcome = credentialFailure(error);
+        if (outcome) return outcome;
         throw error;
       }
-      const check = await checkCredentials(connection.client, connection.accessToken, { signal: ctx.signal });
       if (!check.accepted) return failed(INVALID_CREDENTIALS, check.message);
       const wasReady = obj.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
       return {

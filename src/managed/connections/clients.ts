@@ -9,6 +9,7 @@
 import type { Logger } from 'pino';
 import {
   createServiceClient,
+  jwtLogin,
   staticToken,
   TransportRegistry,
   universalAuth,
@@ -37,9 +38,14 @@ export interface ClientSpec {
 }
 
 function authenticatorFor(auth: AuthCredentials): Authenticator {
-  return auth.method === 'token'
-    ? staticToken(auth.token)
-    : universalAuth({ clientId: auth.clientId, clientSecret: auth.clientSecret });
+  switch (auth.method) {
+    case 'token':
+      return staticToken(auth.token);
+    case 'universalAuth':
+      return universalAuth({ clientId: auth.clientId, clientSecret: auth.clientSecret });
+    default:
+      return jwtLogin({ method: auth.method, identityId: auth.identityId, jwt: auth.jwt });
+  }
 }
 
 /** Builds connection clients; keeps one transport registry per connection and budget. */

@@ -6,8 +6,10 @@
  * Values are returned to the caller only to build an authenticated client; they never appear in
  * errors (which name the Secret and key, not the content).
  */
-import type { TlsOptions } from '../../client/index.ts';
-import type { ConfigMapSource, SecretSource } from '../kind-services.ts';
+import type { JwtLoginMethod, JwtSupplier, TlsOptions } from '../../client/index.ts';
+import type { ServiceAccountLogin } from '../../api/v1alpha1/index.ts';
+import type { ConfigMapSource, SecretSource, ServiceAccountTokenService } from '../kind-services.ts';
+import { serviceAccountCredentials } from './service-account-credentials.ts';
 import { commonReasons } from '../../runtime/common-reasons.ts';
 
 /** A key of a Secret or ConfigMap; `namespace` only on ClusterConnection references. */
@@ -29,6 +31,9 @@ export interface ConnectionSettings {
   readonly auth: {
     readonly token?: { readonly secretRef: KeyRef };
     readonly universalAuth?: { readonly clientIdSecretRef: KeyRef; readonly clientSecretSecretRef: KeyRef };
+    readonly kubernetes?: ServiceAccountLogin;
+    readonly jwt?: ServiceAccountLogin;
+    readonly oidc?: ServiceAccountLogin;
   };
   readonly requestsPerMinute?: number;
 }
@@ -36,7 +41,8 @@ export interface ConnectionSettings {
 /** How the client authenticates. */
 export type AuthCredentials =
   | { readonly method: 'token'; readonly token: string }
-  | { readonly method: 'universalAuth'; readonly clientId: string; readonly clientSecret: string };
+  | { readonly method: 'universalAuth'; readonly clientId: string; readonly clientSecret: string }
+  | { readonly method: JwtLoginMethod; readonly identityId: string; readonly jwt: JwtSupplier };
 
 /** Everything needed to build an authenticated client. */
 export interface Credentials {
@@ -98,6 +104,12 @@ export async function readKey(
 export interface CredentialSources {
   readonly secrets: SecretSource;
   readonly configMaps: ConfigMapSource;
+  /** ServiceAccount tokens for the Kubernetes, JWT and OIDC logins (absent: those are refused). */
+  readonly serviceAccountTokens?: ServiceAccountTokenService;
+  /** The operator's own namespace, where a Connection may use the projected token; unknown: nowhere. */
+  readonly operatorNamespace?: string;
+  /** Clock of token expiry checks (ms; default `Date.now`). */
+  readonly nowMs?: () => number;
 }
 
 /** The TLS options of `settings`, reading a referenced CA bundle; undefined without `tls`. */
@@ -118,7 +130,9 @@ export async function readTls(
 
 /**
  * Reads the credentials and TLS settings. Throws `MissingCredentialsError` when a referenced
- * object or key is missing, and `Error` when the spec names no method (the CRD prevents that).
+ * object or key is missing, `ServiceAccountTokenError` (`TokenSourceNotAllowed`) for a projected
+ * token the connection may not use, and `Error` when the spec names no method (the CRD prevents
+ * that). ServiceAccount tokens are fetched later, when the client logs in.
  */
 export async function readCredentials(
   settings: ConnectionSettings,
@@ -138,5 +152,7 @@ export async function readCredentials(
     ]);
     return { auth: { method: 'universalAuth', clientId, clientSecret }, ...(tls ? { tls } : {}) };
   }
-  throw new Error('cannot read credentials: spec.auth sets neither token nor universalAuth');
+  const auth = serviceAccountCredentials(settings.auth, namespace, sources);
+  if (auth) return { auth, ...(tls ? { tls } : {}) };
+  throw new Error('cannot read credentials: spec.auth sets no authentication method');
 }

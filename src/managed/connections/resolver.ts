@@ -109,7 +109,12 @@ export function connectionSettings(kind: ConnectionKindName, obj: ConnectionObje
 function whyNotUsable(connection: ConnectionObject, user: ManagedObject<unknown>): string | undefined {
   if (isBeingDeleted(connection)) return isBeingDeleted(user) ? undefined : 'it is being deleted';
   const ready = getCondition(connection.status?.conditions, CONDITION_READY);
-  if (ready?.status !== 'True') return 'it is not Ready';
+  if (ready?.status !== 'True') {
+    // Quote why (e.g. the service's login refusal), so the resources using it say it too.
+    return ready?.reason && ready.message
+      ? `it is not Ready (${ready.reason}: ${ready.message})`
+      : 'it is not Ready';
+  }
   if (ready.observedGeneration !== connection.metadata.generation)
     return 'its latest spec is not verified yet';
   // Ready for this generation means the connection controller parsed this very spec.
