@@ -21,6 +21,7 @@ Everything, in the ClusterRole of cluster-wide mode (watchNamespaces empty).
     - projectroles
     - projects
     - secretbatches
+    - workloadsecrets
   verbs: ['get', 'list', 'watch', 'patch']
 # Status subresource: the Ready/Synced conditions, observedGeneration and outputs (merge patches
 # only, written when something changed).
@@ -38,6 +39,7 @@ Everything, in the ClusterRole of cluster-wide mode (watchNamespaces empty).
     - projectroles/status
     - projects/status
     - secretbatches/status
+    - workloadsecrets/status
   verbs: ['patch']
 # Finalizers subresource: published Secrets carry an owner reference with blockOwnerDeletion,
 # which the OwnerReferencesPermissionEnforcement admission plugin (on in OpenShift and some
@@ -56,6 +58,7 @@ Everything, in the ClusterRole of cluster-wide mode (watchNamespaces empty).
     - projectroles/finalizers
     - projects/finalizers
     - secretbatches/finalizers
+    - workloadsecrets/finalizers
   verbs: ['update']
 # connections (coffer.dev):
 # - Bootstrap: with createConnection: true, creates the Connection it produces (owned by the
@@ -75,14 +78,18 @@ Everything, in the ClusterRole of cluster-wide mode (watchNamespaces empty).
 #   spec.fromSecret).
 # - Integration: reads the credentials of the external platform.
 # - CertificateAuthority: publishes the CA certificate and chain (spec.outputSecretName).
+# - WorkloadSecret: delivers into its target Secret (replaced whole; deleted and re-created when
+#   immutable or retyped).
 - apiGroups: ['']
   resources: ['secrets']
   verbs: ['get', 'list', 'watch', 'create', 'update', 'delete']
 # configmaps:
 # - Connection, ClusterConnection, Bootstrap: reads the CA bundle of a custom service TLS root.
+# - WorkloadSecret: delivers into its target ConfigMap (replaced whole; deleted and re-created
+#   when immutable).
 - apiGroups: ['']
   resources: ['configmaps']
-  verbs: ['get', 'list', 'watch']
+  verbs: ['get', 'list', 'watch', 'create', 'update', 'delete']
 # serviceaccounts/token:
 # - Connection, ClusterConnection: requests short-lived tokens (TokenRequest) for the
 #   ServiceAccount a connection names in
@@ -171,6 +178,7 @@ Namespaced mode: everything namespaced, in a Role per watched namespace.
     - projectroles
     - projects
     - secretbatches
+    - workloadsecrets
   verbs: ['get', 'list', 'watch', 'patch']
 # Status subresource: the Ready/Synced conditions, observedGeneration and outputs (merge patches
 # only, written when something changed).
@@ -186,6 +194,7 @@ Namespaced mode: everything namespaced, in a Role per watched namespace.
     - projectroles/status
     - projects/status
     - secretbatches/status
+    - workloadsecrets/status
   verbs: ['patch']
 # Finalizers subresource: published Secrets carry an owner reference with blockOwnerDeletion,
 # which the OwnerReferencesPermissionEnforcement admission plugin (on in OpenShift and some
@@ -202,6 +211,7 @@ Namespaced mode: everything namespaced, in a Role per watched namespace.
     - projectroles/finalizers
     - projects/finalizers
     - secretbatches/finalizers
+    - workloadsecrets/finalizers
   verbs: ['update']
 # connections (coffer.dev):
 # - Bootstrap: with createConnection: true, creates the Connection it produces (owned by the
@@ -221,14 +231,18 @@ Namespaced mode: everything namespaced, in a Role per watched namespace.
 #   spec.fromSecret).
 # - Integration: reads the credentials of the external platform.
 # - CertificateAuthority: publishes the CA certificate and chain (spec.outputSecretName).
+# - WorkloadSecret: delivers into its target Secret (replaced whole; deleted and re-created when
+#   immutable or retyped).
 - apiGroups: ['']
   resources: ['secrets']
   verbs: ['get', 'list', 'watch', 'create', 'update', 'delete']
 # configmaps:
 # - Connection, ClusterConnection, Bootstrap: reads the CA bundle of a custom service TLS root.
+# - WorkloadSecret: delivers into its target ConfigMap (replaced whole; deleted and re-created
+#   when immutable).
 - apiGroups: ['']
   resources: ['configmaps']
-  verbs: ['get', 'list', 'watch']
+  verbs: ['get', 'list', 'watch', 'create', 'update', 'delete']
 # serviceaccounts/token:
 # - Connection, ClusterConnection: requests short-lived tokens (TokenRequest) for the
 #   ServiceAccount a connection names in

@@ -18,6 +18,7 @@ local classes = {
   DeletionWaiting = "waiting",
   Forbidden = "terminal",
   InvalidCredentials = "terminal",
+  InvalidKey = "terminal",
   InvalidSpec = "terminal",
   NamespaceNotAllowed = "terminal",
   NotFound = "terminal",
