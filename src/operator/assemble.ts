@@ -134,9 +134,10 @@ function addDirectKind(wiring: Wiring, kind: DirectKindController): WatchedKind 
     definition,
     informer,
     controller,
-    usesConnection: false,
+    usesConnection: kind.usesConnection ?? false,
     ...(kind.referencedSecrets ? { referencedSecrets: kind.referencedSecrets.bind(kind) } : {}),
     ...(kind.referencedConfigMaps ? { referencedConfigMaps: kind.referencedConfigMaps.bind(kind) } : {}),
+    ...(kind.dependencies ? { dependencies: kind.dependencies.bind(kind) } : {}),
     ...(kind.ownedKinds ? { ownedKinds: kind.ownedKinds } : {}),
   };
 }
