@@ -7,7 +7,13 @@
  * refused rather than delivered masked.
  */
 import type { WorkloadSecretSource } from '../../api/v1alpha1/index.ts';
-import { isNotFound, type Secret, type SecretList, type ServiceClient } from '../../client/index.ts';
+import {
+  ForbiddenError,
+  isNotFound,
+  type Secret,
+  type SecretList,
+  type ServiceClient,
+} from '../../client/index.ts';
 import type { ManagedObject } from '../../managed/external-client.ts';
 import { resolveReference, type ReferencedObject } from '../../managed/references.ts';
 import type { OperatorServices } from '../../managed/kind-services.ts';
@@ -127,6 +133,41 @@ function summary(
   };
 }
 
+function sourceNotFound(where: string, why: string): WaitingError {
+  return new WaitingError(
+    workloadSecretReasons.names.SourceNotFound,
+    `source not found (${where}): ${why}; nothing is delivered until it exists`,
+    SOURCE_WAIT_MS,
+  );
+}
+
+/**
+ * An empty list may mean a missing folder: releases of the service answer a list of a folder
+ * that does not exist with an empty 200 (others with a 404, handled by the caller). So the parent
+ * is listed once to see whether the folder exists; an identity that may not list folders (403)
+ * gets the benefit of the doubt. A project named by slug is not checked (no id to list by).
+ */
+async function requireFolder(
+  address: ProjectAddress,
+  source: WorkloadSecretSource,
+  ctx: SourceContext,
+  where: string,
+): Promise<void> {
+  if (source.secretPath === '/' || !('workspaceId' in address)) return;
+  const parts = source.secretPath.split('/').filter(Boolean);
+  const name = parts.pop() ?? '';
+  const parent = `/${parts.join('/')}`;
+  try {
+    const query = { projectId: address.workspaceId, environment: source.environment, path: parent };
+    const folders = await ctx.client.folders.list(query, { signal: ctx.signal });
+    if (!folders.some((f) => f.name === name)) throw sourceNotFound(where, 'the folder does not exist');
+  } catch (error) {
+    if (isNotFound(error)) throw sourceNotFound(where, 'the folder does not exist');
+    if (error instanceof ForbiddenError) return;
+    throw error;
+  }
+}
+
 /** Reads one source (see the module comment). */
 export async function readSource(
   obj: ManagedObject<unknown>,
@@ -150,12 +191,10 @@ export async function readSource(
     );
   } catch (error) {
     if (!isNotFound(error)) throw error;
-    throw new WaitingError(
-      workloadSecretReasons.names.SourceNotFound,
-      `source not found (${where}): ${(error as Error).message}; nothing is delivered until it exists`,
-      SOURCE_WAIT_MS,
-    );
+    throw sourceNotFound(where, (error as Error).message);
   }
+  if (list.secrets.length === 0 && (list.imports ?? []).length === 0)
+    await requireFolder(address, source, ctx, where);
   const wanted = keyFilter(source.include, source.exclude);
   const secrets = inPrecedenceOrder(list).filter((s) => wanted(s.secretKey));
   refuseMasked(secrets, where);

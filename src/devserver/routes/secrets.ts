@@ -8,7 +8,8 @@ import { z } from 'zod';
 import type { DevApp } from '../app.ts';
 import { notFound, permissionDenied } from '../domain/errors.ts';
 import { can, relevantRules } from '../domain/permission-rules.ts';
-import { normalizeSecretPath } from '../domain/secret-model.ts';
+import { normalizeSecretPath, type Scope, type SecretView } from '../domain/secret-model.ts';
+import { expandFolder } from '../domain/secret-references.ts';
 import { SecretNameSchema } from '../domain/validation.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
 import { projectRules } from '../permissions.ts';
@@ -96,7 +97,29 @@ function listSecrets(app: DevApp, ctx: RequestContext): unknown {
   if (visible.length === 0 && !can(rules, 'describeSecret', 'secrets', pathContext)) {
     throw permissionDenied('describeSecret', 'secrets', relevantRules(rules, 'describeSecret', 'secrets'));
   }
-  return { secrets: visible.map((s) => withVisibility(rules, s, q.viewSecretValue)), imports: [] };
+  const shown = q.expandSecretReferences ? expandedViews(app, scope, visible) : visible;
+  return { secrets: shown.map((s) => withVisibility(rules, s, q.viewSecretValue)), imports: [] };
+}
+
+/** `views` with their references expanded, folder by folder (`secret-references.ts`). */
+function expandedViews(app: DevApp, scope: Scope, views: readonly SecretView[]): SecretView[] {
+  const values = (environment: string, path: string): Map<string, string> | undefined => {
+    try {
+      const list = app.secrets.listSecrets({ ...scope, environment }, { path });
+      return new Map(list.map((s) => [s.secretKey, s.secretValue]));
+    } catch {
+      return undefined;
+    }
+  };
+  const byFolder = new Map<string, Map<string, string>>();
+  return views.map((view) => {
+    let folder = byFolder.get(view.secretPath);
+    if (!folder) {
+      folder = expandFolder(values(scope.environment, view.secretPath) ?? new Map(), values);
+      byFolder.set(view.secretPath, folder);
+    }
+    return { ...view, secretValue: folder.get(view.secretKey) ?? view.secretValue };
+  });
 }
 
 function getSecret(app: DevApp, ctx: RequestContext): unknown {

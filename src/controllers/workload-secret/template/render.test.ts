@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import type { TerminalError } from '../../../runtime/errors.ts';
+import { renderContent } from './render.ts';
+
+const source = {
+  DB_USER: 'app',
+  DB_PASSWORD: 'p@ss"word',
+  CONFIG_JSON: '{"port": 8080, "hosts": ["a", "b"]}',
+  'db-host': 'db.internal',
+};
+
+async function failure(data: Record<string, string>): Promise<TerminalError> {
+  try {
+    await renderContent(source, { data, mergeSourceKeys: false });
+  } catch (error) {
+    return error as TerminalError;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('renderContent', () => {
+  it('delivers the source keys as they are without templates', async () => {
+    expect(await renderContent(source, undefined)).toBe(source);
+    expect(await renderContent(source, { mergeSourceKeys: false })).toBe(source);
+  });
+
+  it('renders keys and whole documents; mergeSourceKeys keeps the source keys beside them', async () => {
+    const template = {
+      data: {
+        DATABASE_URL: 'postgres://{{ DB_USER }}:{{ DB_PASSWORD }}@{{ secrets["db-host"] }}/app',
+        'config.yaml': 'user: {{ DB_USER }}\npassword: {{ DB_PASSWORD | toJson }}\n',
+      },
+      mergeSourceKeys: false,
+    };
+    const only = await renderContent(source, template);
+    expect(only).toEqual({
+      DATABASE_URL: 'postgres://app:p@ss"word@db.internal/app',
+      'config.yaml': 'user: app\npassword: "p@ss\\"word"\n',
+    });
+    const merged = await renderContent(source, { ...template, mergeSourceKeys: true });
+    expect(Object.keys(merged).sort()).toEqual([...Object.keys(source), ...Object.keys(only)].sort());
+  });
+
+  it('offers the added filters and Liquid’s default', async () => {
+    const out = await renderContent(source, {
+      mergeSourceKeys: false,
+      data: {
+        enc: '{{ DB_USER | b64enc }}',
+        dec: '{{ "YXBw" | b64dec }}',
+        port: '{% assign c = CONFIG_JSON | fromJson %}{{ c.port }} {{ c.hosts | toJson }}',
+        yaml: '{% assign c = CONFIG_JSON | fromJson %}{{ c | toYaml }}',
+        back: '{% assign y = "a: 1" | fromYaml %}{{ y.a }}',
+        fallback: '{{ MISSING | default: "none" }}',
+      },
+    });
+    expect(out).toEqual({
+      enc: 'YXBw',
+      dec: 'app',
+      port: '8080 ["a","b"]',
+      yaml: 'port: 8080\nhosts:\n  - a\n  - b\n',
+      back: '1',
+      fallback: 'none',
+    });
+  });
+
+  it('reports errors as TemplateError with the key, line and column, never a value', async () => {
+    const undefinedVariable = await failure({ 'config.yaml': 'a: 1\nb: {{ DB_HOST }}' });
+    expect(undefinedVariable.reason).toBe('TemplateError');
+    expect(undefinedVariable.message).toMatch(/^template of key "config.yaml", line 2 column 7: undefined variable: DB_HOST$/);
+    const badSyntax = await failure({ K: 'x\n\n  {% if %}' });
+    expect(badSyntax.message).toMatch(/line 3 column 8: invalid value expression/);
+    const unknownFilter = await failure({ K: '{{ DB_USER | nope }}' });
+    expect(unknownFilter.message).toMatch(/line 1 column 1: .*nope/);
+    const badJson = await failure({ K: '{{ DB_PASSWORD | fromJson }}' });
+    expect(badJson.message).toContain('fromJson: the input is not valid JSON');
+    expect(badJson.message).not.toContain('p@ss');
+    const badBase64 = await failure({ K: '{{ DB_PASSWORD | b64dec }}' });
+    expect(badBase64.message).toContain('b64dec: the input is not base64');
+    expect(badBase64.message).not.toContain('p@ss');
+  });
+
+  it('has no file access: include finds nothing', async () => {
+    const error = await failure({ K: '{% include "/etc/passwd" %}' });
+    expect(error.reason).toBe('TemplateError');
+  });
+});
