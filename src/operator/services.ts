@@ -2,13 +2,15 @@
  * `OperatorServices` (what every kind's adapter gets) and the richer `DirectServices` of the
  * connection kinds and Bootstrap, built over the operator's informers and Kubernetes clients.
  */
-import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { RequestInfo } from '../client/index.ts';
 import { cacheReader, type ObjectReader } from '../managed/kube-objects.ts';
 import { clusterIdentity } from '../runtime/cluster-identity.ts';
 import type { Controller } from '../runtime/controller.ts';
 import type { KubeObject } from '../runtime/informer.ts';
+import { plainCoreApi, plainCustomObjectsApi, type KubeCoreApi } from '../runtime/kube-clients.ts';
+import { kubeRequest } from '../runtime/kube-request.ts';
 import { createSecretWriter } from '../runtime/secret-writer.ts';
 import { cachedSecretWriter } from './cached-secret-writer.ts';
 import { ConnectionResolver, type PayloadVersions } from '../managed/connections/resolver.ts';
@@ -18,8 +20,8 @@ import { protectedIdentities } from './protected-identities.ts';
 import { serviceAccountTokens } from './service-account-tokens.ts';
 import { apiConfigMapSource, apiSecretSource, versionedGet } from './secret-cache.ts';
 
-/** The reads of `CoreV1Api` that `payloadVersions` makes. */
-type ReadApi = Pick<CoreV1Api, 'readNamespacedSecret' | 'readNamespacedConfigMap'>;
+/** The reads that `payloadVersions` makes. */
+type ReadApi = Pick<KubeCoreApi, 'readNamespacedSecret' | 'readNamespacedConfigMap'>;
 
 export interface ServicesOptions {
   readonly kubeConfig: KubeConfig;
@@ -76,7 +78,7 @@ function payloadVersions(options: ServicesOptions, api: ReadApi): PayloadVersion
 
 /** Builds the services shared by every kind. */
 export function createServices(options: ServicesOptions): DirectServices {
-  const core = options.kubeConfig.makeApiClient(CoreV1Api);
+  const core = plainCoreApi(options.kubeConfig);
   const { informers } = options;
   const get = versionedGet(options.kubeConfig);
   const secrets = apiSecretSource(
@@ -135,9 +137,10 @@ export function createServices(options: ServicesOptions): DirectServices {
     now: options.now,
     connections,
     secretWriter: cachedSecretWriter(createSecretWriter({ api: core }), informers.secrets),
-    customObjects: options.kubeConfig.makeApiClient(CustomObjectsApi),
+    customObjects: plainCustomObjectsApi(options.kubeConfig),
     core,
     defaultPollIntervalMs: options.defaultPollIntervalMs,
+    kubeRequest: (req) => kubeRequest(options.kubeConfig, req),
   };
 }
 

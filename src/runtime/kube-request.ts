@@ -5,7 +5,10 @@
  * plain JSON; one cache must not mix both), long-running watch streams, and the operator's
  * frequent writes, where the typed clients' conversions cost more CPU than the request itself.
  */
-import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+// The module itself, not the package index: the index loads every generated API and model class
+// (see kube-clients.ts); this one is small.
+import { HttpMethod, RequestContext } from '@kubernetes/client-node/dist/gen/http/http.js';
 import { fetch, request, type Dispatcher, type Response } from 'undici';
 
 /** Identifies a resource collection, e.g. `{ group: '', version: 'v1', plural: 'configmaps' }`. */
@@ -19,6 +22,8 @@ export interface ResourceRef {
 /** An HTTP error from the API server, carrying its status (and the Status reason when given). */
 export class KubeHttpError extends Error {
   readonly statusCode: number;
+  /** The HTTP status again, under the name client-node's `ApiException` gives it. */
+  readonly code: number;
   readonly reason?: string;
   /** The Status object the API server answered, when it answered one (read for its `message`). */
   readonly body?: unknown;
@@ -26,6 +31,7 @@ export class KubeHttpError extends Error {
     super(message);
     this.name = 'KubeHttpError';
     this.statusCode = statusCode;
+    this.code = statusCode;
     this.reason = reason;
     this.body = body;
   }

@@ -3,8 +3,9 @@
  * concurrency: every update carries the resourceVersion that was read, so two candidates racing
  * for the lease cannot both win (the loser gets HTTP 409).
  */
-import { CoordinationV1Api, V1MicroTime, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import type { KubeConfig, V1Lease } from '@kubernetes/client-node';
 import { kubernetesStatus } from './errors.ts';
+import { kubeRequest } from './kube-request.ts';
 
 /** The leader-election record held in the Lease spec. Times are wall-clock milliseconds. */
 export interface LeaseRecord {
@@ -34,25 +35,31 @@ export interface LeaseStore {
 /** Another candidate wrote the Lease first (HTTP 409, or 422/AlreadyExists on create). */
 export class LeaseConflictError extends Error {}
 
-/** A `LeaseStore` backed by the API server. */
+/** A `LeaseStore` backed by the API server (plain-JSON requests, see `kube-request.ts`). */
 export function kubeLeaseStore(kubeConfig: KubeConfig, namespace: string, name: string): LeaseStore {
-  const api = kubeConfig.makeApiClient(CoordinationV1Api);
+  const collection = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
+  const path = `${collection}/${encodeURIComponent(name)}`;
   const toLease = (record: LeaseRecord, version?: string): V1Lease => ({
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
-    metadata: { name, namespace, resourceVersion: version },
+    metadata: { name, namespace, ...(version === undefined ? {} : { resourceVersion: version }) },
     spec: {
       holderIdentity: record.holderIdentity,
       leaseDurationSeconds: record.leaseDurationSeconds,
       leaseTransitions: record.leaseTransitions,
-      // MicroTime must carry six fractional digits; V1MicroTime serializes that way.
-      acquireTime: record.acquireTimeMs === undefined ? undefined : new V1MicroTime(record.acquireTimeMs),
-      renewTime: record.renewTimeMs === undefined ? undefined : new V1MicroTime(record.renewTimeMs),
+      ...microTimeField('acquireTime', record.acquireTimeMs),
+      ...microTimeField('renewTime', record.renewTimeMs),
     },
   });
-  const write = async (call: () => Promise<V1Lease>): Promise<VersionedLease> => {
+  const write = async (method: 'POST' | 'PUT', body: V1Lease): Promise<VersionedLease> => {
     try {
-      return fromLease(await call());
+      return fromLease(
+        (await kubeRequest(kubeConfig, {
+          method,
+          path: method === 'POST' ? collection : path,
+          body,
+        })) as V1Lease,
+      );
     } catch (error) {
       if (kubernetesStatus(error) === 409)
         throw new LeaseConflictError('lease was modified concurrently', { cause: error });
@@ -63,16 +70,28 @@ export function kubeLeaseStore(kubeConfig: KubeConfig, namespace: string, name: 
     description: `${namespace}/${name}`,
     async get() {
       try {
-        return fromLease(await api.readNamespacedLease({ name, namespace }));
+        return fromLease((await kubeRequest(kubeConfig, { method: 'GET', path })) as V1Lease);
       } catch (error) {
         if (kubernetesStatus(error) === 404) return undefined;
         throw error;
       }
     },
-    create: (record) => write(() => api.createNamespacedLease({ namespace, body: toLease(record) })),
-    update: (record, version) =>
-      write(() => api.replaceNamespacedLease({ name, namespace, body: toLease(record, version) })),
+    create: (record) => write('POST', toLease(record)),
+    update: (record, version) => write('PUT', toLease(record, version)),
   };
+}
+
+/**
+ * A MicroTime field: RFC 3339 with six fractional digits, as the API server requires (it
+ * refuses a Lease whose times carry three). Absent when `ms` is.
+ */
+function microTimeField(
+  field: 'acquireTime' | 'renewTime',
+  ms: number | undefined,
+): Partial<V1Lease['spec']> {
+  if (ms === undefined) return {};
+  // The wire value is a string; client-node's model declares Date.
+  return { [field]: new Date(ms).toISOString().replace(/Z$/, '000Z') as unknown as Date };
 }
 
 function fromLease(lease: V1Lease): VersionedLease {
@@ -89,7 +108,7 @@ function fromLease(lease: V1Lease): VersionedLease {
   };
 }
 
-// The typed client leaves MicroTime fields as strings when reading, despite the declared type.
+// Read as plain JSON, MicroTime fields are strings (the declared type says Date).
 function timeMs(value: unknown): number | undefined {
   if (value instanceof Date) return value.getTime();
   if (typeof value === 'string') {

@@ -3,7 +3,7 @@
  * authenticating with the token in the output Secret, owned by the Bootstrap (garbage-collected
  * with it). A Connection of that name that the Bootstrap does not own is never touched.
  */
-import type { CustomObjectsApi } from '@kubernetes/client-node';
+import type { KubeCustomObjectsApi } from '../../runtime/kube-clients.ts';
 import { apiVersion, connectionKind, group, version, type BootstrapSpec } from '../../api/v1alpha1/index.ts';
 import type { ManagedObject } from '../../managed/external-client.ts';
 import { kubernetesStatus, TerminalError } from '../../runtime/errors.ts';
@@ -36,7 +36,7 @@ export function connectionNameOf(obj: ManagedObject<BootstrapSpec>): string {
 
 type Stored = KubeObject & { spec?: unknown };
 
-async function read(api: CustomObjectsApi, namespace: string, name: string): Promise<Stored | undefined> {
+async function read(api: KubeCustomObjectsApi, namespace: string, name: string): Promise<Stored | undefined> {
   try {
     return (await api.getNamespacedCustomObject({
       group,
@@ -56,7 +56,7 @@ async function read(api: CustomObjectsApi, namespace: string, name: string): Pro
  * `updated` or `unchanged`; throws `TerminalError` (`ConnectionNotOwned`) for a foreign one.
  */
 export async function ensureConnection(
-  api: CustomObjectsApi,
+  api: KubeCustomObjectsApi,
   owner: ManagedObject<BootstrapSpec>,
 ): Promise<'created' | 'updated' | 'unchanged'> {
   const namespace = owner.metadata.namespace ?? '';

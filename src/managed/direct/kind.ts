@@ -13,12 +13,13 @@
  * failures such as rejected credentials, Synced) should be. Unexpected failures are thrown and
  * classified like the managed reconciler's (`Synced=False`, Ready unchanged).
  */
-import type { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import type { KindDefinition } from '../../api/v1alpha1/kind.ts';
 import type { NamedRef, OperatorServices } from '../kind-services.ts';
 import type { AdapterStatus, ManagedObject } from '../external-client.ts';
 import type { EventInput } from '../../runtime/events.ts';
 import type { Request } from '../../runtime/reconcile.ts';
+import type { KubeCoreApi, KubeCustomObjectsApi } from '../../runtime/kube-clients.ts';
+import type { KubeRequest } from '../../runtime/kube-request.ts';
 import type { SecretWriter } from '../../runtime/secret-writer.ts';
 import type { ConditionState } from '../run.ts';
 import type { ConnectionResolver } from '../connections/resolver.ts';
@@ -59,9 +60,11 @@ export interface DirectServices extends OperatorServices {
   readonly connections: ConnectionResolver;
   /** Writes Secrets owned by the resource (cache fast path included). */
   readonly secretWriter: SecretWriter;
-  readonly customObjects: CustomObjectsApi;
-  readonly core: CoreV1Api;
+  readonly customObjects: KubeCustomObjectsApi;
+  readonly core: KubeCoreApi;
   readonly defaultPollIntervalMs: number;
+  /** One authenticated JSON request to the API server (e.g. apps/v1 workloads a kind restarts). */
+  kubeRequest(req: KubeRequest): Promise<unknown>;
 }
 
 /** A direct kind, registered by the operator assembly beside the managed kinds. */
@@ -80,6 +83,8 @@ export interface DirectKindController<Spec = any, Status extends AdapterStatus =
   dependencies?(obj: ManagedObject<Spec>): readonly (NamedRef & { readonly kind: string })[];
   /** True for connection kinds: deletion waits for the resources that use it (module comment). */
   readonly heldByDependents?: boolean;
+  /** Background work while leading (e.g. event streams); stops when `signal` aborts. */
+  startBackground?(services: DirectServices, signal: AbortSignal): void;
 }
 
 /** The finalizer of `heldByDependents` kinds. */
