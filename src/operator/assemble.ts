@@ -184,6 +184,7 @@ export function assembleOperator(options: AssembleOptions): AssembledOperator {
     informers,
     startBackground(signal) {
       for (const kind of options.kinds) kind.startBackground?.(services, signal);
+      for (const kind of options.directKinds) kind.startBackground?.(services, signal);
     },
     flushEvents: () => events.flush(),
     async close() {

@@ -129,6 +129,8 @@ export class ProjectEventHub {
   private readonly members = new Map<string, Member>();
   private readonly streams = new Map<string, ProjectStream>();
   private readonly streamKeys = new Map<string, string>();
+  /** Resources with more than one interest (`registerAll`): how many slots they may hold. */
+  private readonly slotCounts = new Map<string, number>();
   private readonly ownWrites: OwnWrites;
   private signal: AbortSignal | undefined;
   private echoes = 0;
@@ -146,15 +148,20 @@ export class ProjectEventHub {
 
   /**
    * Records (or updates) several interests of `obj` (e.g. one per source; they may use different
-   * projects, hence streams); interests it registered before beyond `interests.length` are
-   * dropped. An empty list forgets it.
+   * projects, hence streams); interests it registered before beyond `interests.length`, or
+   * where the list holds undefined (not known yet), are dropped. No interest at all forgets it.
    */
-  registerAll(obj: ManagedObject<unknown>, interests: readonly Interest[]): void {
+  registerAll(obj: ManagedObject<unknown>, interests: readonly (Interest | undefined)[]): void {
     const key = requestKey({ namespace: obj.metadata.namespace, name: obj.metadata.name });
-    if (interests.length === 0) return this.unregister(obj);
-    interests.forEach((interest, slot) => this.registerSlot(obj, slot, interest));
-    for (let slot = interests.length; this.members.has(slotKey(key, slot)); slot += 1)
-      this.dropMember(slotKey(key, slot));
+    if (interests.every((interest) => interest === undefined)) return this.unregister(obj);
+    interests.forEach((interest, slot) => {
+      if (interest) this.registerSlot(obj, slot, interest);
+      else this.dropMember(slotKey(key, slot));
+    });
+    const before = this.slotCounts.get(key) ?? 1;
+    for (let slot = interests.length; slot < before; slot += 1) this.dropMember(slotKey(key, slot));
+    if (interests.length > 1) this.slotCounts.set(key, interests.length);
+    else this.slotCounts.delete(key);
   }
 
   private registerSlot(obj: ManagedObject<unknown>, slot: number, interest: Interest): void {
@@ -198,9 +205,10 @@ export class ProjectEventHub {
   /** Forgets `obj` (deleted); closes its stream when nothing else uses it. */
   unregister(obj: { metadata: { namespace?: string; name: string } }): void {
     const key = requestKey({ namespace: obj.metadata.namespace, name: obj.metadata.name });
-    if (!this.members.has(key)) return;
     this.ownWrites.forget(key);
-    for (let slot = 0; this.members.has(slotKey(key, slot)); slot += 1) this.dropMember(slotKey(key, slot));
+    const slots = this.slotCounts.get(key) ?? 1;
+    this.slotCounts.delete(key);
+    for (let slot = 0; slot < slots; slot += 1) this.dropMember(slotKey(key, slot));
   }
 
   private dropMember(memberKey: string): void {

@@ -11,7 +11,7 @@ import type { ManagedObject } from '../../managed/external-client.ts';
 import type { OperatorServices } from '../../managed/kind-services.ts';
 import { checkContent, contentHash } from './content.ts';
 import { mergeSources } from './merge.ts';
-import { readSource, type SourceReport } from './sources.ts';
+import { readSource, type SourceRead, type SourceReport } from './sources.ts';
 import type { TargetSpec } from './target-objects.ts';
 import type { targetApis } from './targets.ts';
 import { deliverTarget, type TargetWriteResult } from './targets.ts';
@@ -22,6 +22,8 @@ export interface DeliveryContext {
   readonly services: Pick<OperatorServices, 'reader' | 'log'>;
   readonly apis: ReturnType<typeof targetApis>;
   readonly signal: AbortSignal;
+  /** Reads the sources (`live-delivery.ts`: what is still good is not read again); default all. */
+  readonly readSources?: (readOne: (index: number) => Promise<SourceRead>) => Promise<SourceRead[]>;
 }
 
 /** What a delivery did (no values). */
@@ -76,7 +78,10 @@ export async function deliver(
   obj: ManagedObject<WorkloadSecretSpec>,
   ctx: DeliveryContext,
 ): Promise<Delivery> {
-  const reads = await Promise.all(obj.spec.sources.map((source) => readSource(obj, source, ctx)));
+  const readOne = (index: number) => readSource(obj, obj.spec.sources[index] ?? obj.spec.sources[0]!, ctx);
+  const reads = ctx.readSources
+    ? await ctx.readSources(readOne)
+    : await Promise.all(obj.spec.sources.map((_, index) => readOne(index)));
   const merged = mergeSources(reads.map((r) => r.pairs));
   const data = await renderContent(merged.data, obj.spec.template);
   checkContent(data);

@@ -14,6 +14,7 @@ import {
   type ReferenceDeclaration,
 } from '../registration.ts';
 import type { NamedRef } from '../kind-controller.ts';
+import { startLiveDelivery } from './live-delivery.ts';
 import { workloadSecretSync, type WorkloadSecretStatusFields } from './sync.ts';
 
 function targetName(obj: ManagedObject<WorkloadSecretSpec>, kind: 'secret' | 'configMap'): NamedRef[] {
@@ -39,6 +40,7 @@ export const workloadSecretController: DirectKindController<WorkloadSecretSpec, 
     referencedConfigMaps: (obj) => targetName(obj, 'configMap'),
     usesConnection: true,
     dependencies: dependenciesFrom([projectReference]),
+    startBackground: startLiveDelivery,
   };
 
 export const workloadSecretRegistration: KindRegistration = {

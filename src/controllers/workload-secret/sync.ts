@@ -21,6 +21,7 @@ import type { ManagedObject } from '../../managed/external-client.ts';
 import { Reasons } from '../../runtime/conditions.ts';
 import { jitter, parseDuration } from '../../runtime/duration.ts';
 import { deliver, type Delivery } from './deliver.ts';
+import { LiveDelivery } from './live-delivery.ts';
 import { targetApis } from './targets.ts';
 
 /** Full resync interval when the spec sets none. */
@@ -93,11 +94,15 @@ export function workloadSecretSync(
   services: DirectServices,
 ): DirectSync<WorkloadSecretSpec, WorkloadSecretStatusFields> {
   const apis = targetApis(services.core);
+  const live = new LiveDelivery(services);
   return {
     async sync(obj, ctx) {
-      const { client } = await services.connectionFor(obj);
-      const delivery = await deliver(obj, { client, services, apis, signal: ctx.signal });
-      return deliveredOutcome(obj, delivery, ctx.now);
+      const connection = await services.connectionFor(obj);
+      const base = { client: connection.client, services, apis, signal: ctx.signal };
+      const readSources = await live.sourcesReader(obj, connection, base);
+      const delivery = await deliver(obj, { ...base, readSources });
+      return live.finish(obj, delivery, deliveredOutcome(obj, delivery, ctx.now), ctx.now);
     },
+    forget: (request) => live.forget(request),
   };
 }

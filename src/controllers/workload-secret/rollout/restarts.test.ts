@@ -6,7 +6,10 @@ import type { WorkloadApi, WorkloadKind, WorkloadRef } from './workloads.ts';
 
 class FakeApi implements WorkloadApi {
   readonly patches: { kind: string; name: string; annotations: Record<string, string> }[] = [];
-  constructor(private readonly workloads: WorkloadRef[]) {}
+  private readonly workloads: WorkloadRef[];
+  constructor(workloads: WorkloadRef[]) {
+    this.workloads = workloads;
+  }
   list(_namespace: string, kind: WorkloadKind): Promise<WorkloadRef[]> {
     return Promise.resolve(this.workloads.filter((w) => w.kind === kind));
   }

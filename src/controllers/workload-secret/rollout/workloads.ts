@@ -10,8 +10,7 @@
  * else: `coffer.dev/restarted-at` (the time) and `coffer.dev/content-hash` (the hash that caused
  * it); the workload's controller rolls its pods as for `kubectl rollout restart`.
  */
-import type { CustomObjectsApi } from '@kubernetes/client-node';
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import type { KubeRequest } from '../../../runtime/kube-request.ts';
 
 /** The opt-in annotation on a workload: comma-separated target names. */
 export const ANNOTATION_RELOAD_SECRETS = 'coffer.dev/reload-secrets';
@@ -50,33 +49,28 @@ interface Listed {
   items?: { metadata?: { name?: string; annotations?: Record<string, string> } }[];
 }
 
-/** `WorkloadApi` over the apps/v1 API. */
-export function appsWorkloadApi(api: CustomObjectsApi): WorkloadApi {
+function pathOf(namespace: string, kind: WorkloadKind, name?: string): string {
+  const collection = `/apis/apps/v1/namespaces/${encodeURIComponent(namespace)}/${plurals[kind]}`;
+  return name === undefined ? collection : `${collection}/${encodeURIComponent(name)}`;
+}
+
+/** `WorkloadApi` over the apps/v1 API (`request`: one authenticated JSON request). */
+export function appsWorkloadApi(request: (req: KubeRequest) => Promise<unknown>): WorkloadApi {
   return {
     async list(namespace, kind) {
-      const listed = (await api.listNamespacedCustomObject({
-        group: 'apps',
-        version: 'v1',
-        namespace,
-        plural: plurals[kind],
-      })) as Listed;
+      const listed = (await request({ method: 'GET', path: pathOf(namespace, kind) })) as Listed;
       return (listed.items ?? []).map((item) => {
         const reloadSecrets = item.metadata?.annotations?.[ANNOTATION_RELOAD_SECRETS];
         return { kind, name: item.metadata?.name ?? '', ...(reloadSecrets ? { reloadSecrets } : {}) };
       });
     },
     async annotateTemplate(target, annotations) {
-      await api.patchNamespacedCustomObject(
-        {
-          group: 'apps',
-          version: 'v1',
-          namespace: target.namespace,
-          plural: plurals[target.kind],
-          name: target.name,
-          body: { spec: { template: { metadata: { annotations } } } },
-        },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      );
+      await request({
+        method: 'PATCH',
+        path: pathOf(target.namespace, target.kind, target.name),
+        body: { spec: { template: { metadata: { annotations } } } },
+        contentType: 'application/merge-patch+json',
+      });
     },
   };
 }

@@ -29,9 +29,14 @@ export const DEFAULT_RESYNC_MS = 10 * 60_000;
 /** How long a burst of change events is collected before the resources it concerns are enqueued. */
 export const WAKE_DEBOUNCE_MS = 100;
 
-/** One source, resolved: the folder a change event is matched against. */
+/**
+ * One source: the folder a change event is matched against. A source naming its project by slug
+ * has no id until a read shows it (`projectIdOf`); until then it is not registered and is read
+ * again on the resync interval.
+ */
 export interface SourceScope {
-  readonly projectId: string;
+  readonly projectId?: string;
+  readonly projectSlug?: string;
   readonly environment: string;
   readonly secretPath: string;
   readonly recursive: boolean;
@@ -52,7 +57,9 @@ function subjectOf(obj: Subject): MemoSubject {
   return { key: keyOf(obj), uid: obj.metadata.uid, generation: obj.metadata.generation };
 }
 
-export interface TriggerOptions {
+export interface TriggerOptions<T> {
+  /** The project id a source's read shows, if any (learns the ids of sources named by slug). */
+  readonly projectIdOf?: (value: T) => string | undefined;
   readonly debounceMs?: number;
   /** Milliseconds clock (tests). */
   readonly clock?: () => number;
@@ -66,8 +73,13 @@ export class DeliveryTriggers<T> {
   /** The connection key and scopes each resource registered last (for `requeueAfterMs`). */
   private readonly scopes = new Map<string, { connectionKey: string; scopes: readonly SourceScope[] }>();
 
-  constructor(services: OperatorServices, kind: string, options: TriggerOptions = {}) {
+  /** Project ids learned for slugs, by `<connection key>|<slug>`. */
+  private readonly slugIds = new Map<string, string>();
+  private readonly projectIdOf: ((value: T) => string | undefined) | undefined;
+
+  constructor(services: OperatorServices, kind: string, options: TriggerOptions<T> = {}) {
     this.clock = options.clock ?? Date.now;
+    this.projectIdOf = options.projectIdOf;
     this.wakes = new WakeQueue(
       (requests) => services.enqueue(kind, requests),
       options.debounceMs ?? WAKE_DEBOUNCE_MS,
@@ -87,15 +99,11 @@ export class DeliveryTriggers<T> {
     readOne: (index: number) => Promise<T>,
   ): Promise<T[]> {
     const subject = subjectOf(obj);
-    this.hub.registerAll(
-      obj,
-      scopes.map((scope) => ({ connection, ...scope, keys: [], anyKey: true })),
-    );
-    this.scopes.set(subject.key, { connectionKey: connection.key, scopes });
+    this.register(obj, connection, scopes);
     const at = this.clock();
     const resyncMs = resyncMsOf(obj);
     const states = this.statesOf(connection.key, scopes);
-    return Promise.all(
+    const values = await Promise.all(
       states.map(async (state, slot) => {
         const kept = this.memo.fresh(subject, slot, { ...state, at, resyncMs });
         if (kept) return kept.value;
@@ -115,6 +123,8 @@ export class DeliveryTriggers<T> {
         }
       }),
     );
+    if (this.learn(connection.key, scopes, values)) this.register(obj, connection, scopes);
+    return values;
   }
 
   /** When to look at `obj` again (after `read`): its next resync read, or a cheap check. */
@@ -147,11 +157,47 @@ export class DeliveryTriggers<T> {
     this.hub.start(signal);
   }
 
+  private register(obj: Subject, connection: ResolvedConnection, scopes: readonly SourceScope[]): void {
+    const interests = scopes.map((scope) => {
+      const projectId = this.projectIdFor(connection.key, scope);
+      return projectId === undefined
+        ? undefined
+        : { connection, ...scope, projectId, keys: [], anyKey: true };
+    });
+    this.hub.registerAll(obj, interests);
+    this.scopes.set(keyOf(obj), { connectionKey: connection.key, scopes });
+  }
+
+  private projectIdFor(connectionKey: string, scope: SourceScope): string | undefined {
+    if (scope.projectId !== undefined) return scope.projectId;
+    return scope.projectSlug === undefined
+      ? undefined
+      : this.slugIds.get(`${connectionKey}|${scope.projectSlug}`);
+  }
+
+  /** Records the ids of slug-named projects that `values` show; true when one was new. */
+  private learn(connectionKey: string, scopes: readonly SourceScope[], values: readonly T[]): boolean {
+    let learned = false;
+    scopes.forEach((scope, slot) => {
+      const value = values[slot];
+      if (scope.projectId !== undefined || scope.projectSlug === undefined || value === undefined) return;
+      const id = this.projectIdOf?.(value);
+      const key = `${connectionKey}|${scope.projectSlug}`;
+      if (id === undefined || this.slugIds.get(key) === id) return;
+      this.slugIds.set(key, id);
+      learned = true;
+    });
+    return learned;
+  }
+
   private statesOf(connectionKey: string, scopes: readonly SourceScope[]): SlotNow[] {
-    return scopes.map((scope) => ({
-      scopeKey: scopeKeyOf(connectionKey, scope),
-      epoch: this.hub.coveringEpoch(connectionKey, scope.projectId, scope),
-    }));
+    return scopes.map((scope) => {
+      const projectId = this.projectIdFor(connectionKey, scope);
+      return {
+        scopeKey: scopeKeyOf(connectionKey, scope),
+        epoch: projectId === undefined ? undefined : this.hub.coveringEpoch(connectionKey, projectId, scope),
+      };
+    });
   }
 
   private woken(hits: readonly Hit[]): void {
@@ -163,5 +209,6 @@ export class DeliveryTriggers<T> {
 }
 
 function scopeKeyOf(connectionKey: string, scope: SourceScope): string {
-  return [connectionKey, scope.projectId, scope.environment, scope.secretPath, scope.recursive].join('|');
+  const project = scope.projectId ?? `slug:${scope.projectSlug ?? ''}`;
+  return [connectionKey, project, scope.environment, scope.secretPath, scope.recursive].join('|');
 }
