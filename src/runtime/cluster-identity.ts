@@ -13,8 +13,8 @@
  */
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { kubeRequest } from './kube-request.ts';
+import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
+import { fetch } from 'undici';
 
 /** The API server the operator talks to. */
 export interface ApiServerAccess {
@@ -63,6 +63,28 @@ export function jwksToPem(jwks: unknown): string[] {
   return pems.sort();
 }
 
+/**
+ * GETs `path` from the current cluster with the kubeconfig's credentials and `accept` (the JWKS
+ * endpoint answers only `application/jwk-set+json`), as JSON.
+ */
+async function getJson(kubeConfig: KubeConfig, path: string, accept: string, signal?: AbortSignal) {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster) throw new Error('the kubeconfig has no current cluster');
+  const url = cluster.server.replace(/\/+$/, '') + path;
+  const context = new RequestContext(url, HttpMethod.GET);
+  await kubeConfig.applySecurityAuthentication(context);
+  const response = await fetch(url, {
+    headers: { ...context.getHeaders(), accept },
+    dispatcher: context.getDispatcher(),
+    ...(signal ? { signal } : {}),
+  });
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new Error(`GET ${path} answered ${response.status}`);
+  }
+  return (await response.json());
+}
+
 /** The {@link ClusterIdentity} of `kubeConfig`'s current cluster. */
 export function clusterIdentity(kubeConfig: KubeConfig): ClusterIdentity {
   return {
@@ -73,12 +95,16 @@ export function clusterIdentity(kubeConfig: KubeConfig): ClusterIdentity {
       return { url: cluster.server.replace(/\/+$/, ''), ...(caCert ? { caCert } : {}) };
     },
     async serviceAccountIssuer(signal) {
-      const get = (path: string) =>
-        kubeRequest(kubeConfig, { method: 'GET', path, ...(signal ? { signal } : {}) });
-      const discovery = (await get('/.well-known/openid-configuration')) as { issuer?: unknown } | undefined;
+      const discovery = (await getJson(
+        kubeConfig,
+        '/.well-known/openid-configuration',
+        'application/json',
+        signal,
+      )) as { issuer?: unknown } | undefined;
       if (typeof discovery?.issuer !== 'string' || discovery.issuer === '')
         throw new Error('the API server’s /.well-known/openid-configuration names no issuer');
-      return { issuer: discovery.issuer, publicKeys: jwksToPem(await get('/openid/v1/jwks')) };
+      const jwks = await getJson(kubeConfig, '/openid/v1/jwks', 'application/jwk-set+json', signal);
+      return { issuer: discovery.issuer, publicKeys: jwksToPem(jwks) };
     },
   };
 }

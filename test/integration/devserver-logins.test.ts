@@ -229,7 +229,7 @@ describe('kubernetes auth', () => {
 
   it('without a reviewer token, the presented token reviews itself', async () => {
     const patched = await t.call('PATCH', `/api/v1/auth/kubernetes-auth/identities/${identityId}`, {
-      body: { tokenReviewerJwt: '' },
+      body: { tokenReviewerJwt: null },
     });
     expect(patched.status).toBe(200);
     // Also meant for the API server, so that it accepts the token as the review's credentials.
