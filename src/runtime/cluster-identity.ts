@@ -13,7 +13,8 @@
  */
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { HttpMethod, RequestContext } from '@kubernetes/client-node/dist/gen/http/http.js';
 import { fetch } from 'undici';
 
 /** The API server the operator talks to. */
