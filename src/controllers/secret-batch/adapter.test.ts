@@ -100,6 +100,22 @@ describe('SecretBatch adapter', () => {
     expect(writes()).toBe(before);
   });
 
+  it('costs two service calls into a new folder and three into an existing one', async () => {
+    const requests = () => contract.dev.stats.snapshot().requests.total;
+    const fresh = batch('fresh', { secretPath: '/fresh/a', secrets: [{ key: 'K1', value: 'v1' }] });
+    let before = requests();
+    expect(await sync(fresh)).toBe('created');
+    expect(requests() - before).toBe(2); // POST folders, POST secrets/batch/raw (create-only)
+    expect(await values('/fresh/a')).toEqual({ K1: 'v1' });
+    const where = { workspaceId: projectId, environment: 'dev', secretPath: '/fresh' };
+    await contract.admin.secrets.create('THEIRS', { ...where, secretValue: 'keep' });
+    const existing = batch('existing', { secretPath: '/fresh', secrets: [{ key: 'NEW', value: 'n' }] });
+    before = requests();
+    expect(await sync(existing)).toBe('created');
+    expect(requests() - before).toBe(3); // POST folders (400: exists), GET secrets/raw, PATCH batch
+    expect(await values('/fresh')).toEqual({ THEIRS: 'keep', NEW: 'n' });
+  });
+
   it('pushes a changed Secret value and restores drift made in the service, counting it', async () => {
     world.secrets['ns/two'] = { token: 'first' };
     const obj = batch('two', {
