@@ -1,0 +1,142 @@
+// WorkloadSecret instant updates on the real control plane and a devserver over HTTP: every
+// WorkloadSecret reading a project shares its one event subscription; an edit in the service
+// reaches the target Secret through an event (resyncInterval 1h: nothing else could explain it),
+// only the WorkloadSecret reading the touched folder reads again, and at rest nothing reads the
+// service. With events unavailable (the service refuses a 6th stream of the same identity, 429)
+// the resource falls back to its resync interval. Reads are counted with the devserver's stats.
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventSubscription } from '../../src/client/index.ts';
+import { projectController } from '../../src/controllers/project/index.ts';
+import { waitFor } from '../support/kube.ts';
+import { HARNESS_CONNECTION, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
+
+let h: OperatorHarness;
+const connectionRef = { name: HARNESS_CONNECTION };
+const ids: Record<string, string> = {};
+const held: EventSubscription[] = [];
+const folders = ['alpha', 'beta', 'gamma'] as const;
+const LIST = 'GET /api/v3/secrets/raw';
+
+async function project(name: string): Promise<string> {
+  await h.create('Project', name, {
+    connectionRef,
+    name,
+    slug: `${name}-${randomBytes(3).toString('hex')}`,
+    environments: [{ name: 'Development', slug: 'dev' }],
+    deletionPolicy: 'Delete',
+  });
+  return (await h.waitForReady('Project', name)).status?.id ?? '';
+}
+
+async function put(projectName: string, secretPath: string, key: string, value: string): Promise<void> {
+  await h.service.secrets.batchUpdate({
+    workspaceId: ids[projectName] ?? '',
+    environment: 'dev',
+    secretPath,
+    mode: 'upsert',
+    secrets: [{ secretKey: key, secretValue: value }],
+  });
+}
+
+/** Source reads (secret lists) the devserver answered so far. */
+function reads(): number {
+  return h.devserver.stats.snapshot().requests.byRoute[LIST] ?? 0;
+}
+
+/** Waits until no source read happened for `quietMs` (streams opened, the rereads they cause done). */
+async function settled(quietMs = 4_000): Promise<void> {
+  let last = reads();
+  let since = Date.now();
+  await waitFor(
+    () => {
+      const now = reads();
+      if (now !== last) [last, since] = [now, Date.now()];
+      return Date.now() - since >= quietMs;
+    },
+    { timeoutMs: 120_000, intervalMs: 250, message: 'source reads to stop' },
+  );
+}
+
+function workloadSecret(projectName: string, secretPath: string, resyncInterval: string) {
+  return {
+    connectionRef,
+    sources: [{ projectRef: { name: projectName }, environment: 'dev', secretPath }],
+    target: { secret: {} },
+    resyncInterval,
+  };
+}
+
+beforeAll(async () => {
+  h = await startOperatorHarness({
+    devserver: { enableAdmin: true },
+    // Connections and Projects do not poll the service during the test.
+    operator: { kinds: [projectController], defaultPollIntervalMs: 3_600_000 },
+  });
+  ids.live = await project('live');
+  ids.crowded = await project('crowded');
+  for (const name of folders) {
+    await h.service.folders.create({ projectId: ids.live, environment: 'dev', path: '/', name });
+    await put('live', `/${name}`, 'VALUE', `${name}-1`);
+  }
+  await put('crowded', '/', 'VALUE', 'crowded-1');
+  // The harness Connection uses the same identity: with 5 streams held, the service refuses a 6th.
+  const register = [{ event: 'secret:update' as const }];
+  for (let i = 0; i < 5; i += 1)
+    held.push(await h.service.events.subscribe({ projectId: ids.crowded, register }));
+  for (const name of folders)
+    await h.create('WorkloadSecret', name, workloadSecret('live', `/${name}`, '1h'));
+  for (const name of folders) await h.waitForReady('WorkloadSecret', name, { timeoutMs: 60_000 });
+}, 180_000);
+
+afterAll(async () => {
+  for (const stream of held) stream.close();
+  await h?.stop();
+});
+
+describe('WorkloadSecret events (shared project subscription)', () => {
+  it('delivers an edit through the event, and only the WorkloadSecret reading that folder reads again', async () => {
+    await settled();
+    const before = reads();
+    await put('live', '/beta', 'VALUE', 'beta-2');
+    await waitFor(async () => (await h.readSecret('beta'))?.VALUE === 'beta-2', {
+      timeoutMs: 30_000,
+      message: 'the edit to reach the target Secret',
+    });
+    await settled();
+    expect(reads() - before).toBe(1);
+    expect((await h.readSecret('alpha'))?.VALUE).toBe('alpha-1');
+    expect((await h.readSecret('gamma'))?.VALUE).toBe('gamma-1');
+  }, 180_000);
+
+  it('reads nothing from the service at rest', async () => {
+    await settled();
+    const before = h.devserver.stats.snapshot().requests.total;
+    const listsBefore = reads();
+    await sleep(15_000);
+    expect(reads() - listsBefore).toBe(0);
+    expect(h.devserver.stats.snapshot().requests.total - before).toBe(0);
+  }, 120_000);
+
+  it('falls back to the resync interval while the service refuses the event stream', async () => {
+    await settled();
+    await h.create('WorkloadSecret', 'crowded', workloadSecret('crowded', '/', '30s'));
+    await h.waitForReady('WorkloadSecret', 'crowded', { timeoutMs: 60_000 });
+    await put('crowded', '/', 'VALUE', 'crowded-2');
+    const start = reads();
+    // No event can come: the edit arrives with the next resync (30 s, at most 10% jitter).
+    await waitFor(async () => (await h.readSecret('crowded'))?.VALUE === 'crowded-2', {
+      timeoutMs: 120_000,
+      intervalMs: 500,
+      message: 'the resync to deliver the edit',
+    });
+    expect(reads() - start).toBeGreaterThanOrEqual(1);
+    // And no more than the configured rate: over 70 s, at most 3 resyncs of the one resource.
+    const windowStart = reads();
+    await sleep(70_000);
+    const perWindow = reads() - windowStart;
+    expect(perWindow).toBeGreaterThanOrEqual(2);
+    expect(perWindow).toBeLessThanOrEqual(3);
+  }, 300_000);
+});
