@@ -97,6 +97,24 @@ Everything, in the ClusterRole of cluster-wide mode (watchNamespaces empty).
 - apiGroups: ['']
   resources: ['serviceaccounts/token']
   verbs: ['create']
+# deployments (apps):
+# - WorkloadSecret: restarts the workloads that opt in when the delivered content changes (pod
+#   template annotation).
+- apiGroups: ['apps']
+  resources: ['deployments']
+  verbs: ['list', 'patch']
+# statefulsets (apps):
+# - WorkloadSecret: restarts the workloads that opt in when the delivered content changes (pod
+#   template annotation).
+- apiGroups: ['apps']
+  resources: ['statefulsets']
+  verbs: ['list', 'patch']
+# daemonsets (apps):
+# - WorkloadSecret: restarts the workloads that opt in when the delivered content changes (pod
+#   template annotation).
+- apiGroups: ['apps']
+  resources: ['daemonsets']
+  verbs: ['list', 'patch']
 # events: Events about cluster-scoped objects are recorded in the "default" namespace.
 # - every kind: records what happened on each resource (created, updated, failures).
 - apiGroups: ['']
@@ -250,6 +268,24 @@ Namespaced mode: everything namespaced, in a Role per watched namespace.
 - apiGroups: ['']
   resources: ['serviceaccounts/token']
   verbs: ['create']
+# deployments (apps):
+# - WorkloadSecret: restarts the workloads that opt in when the delivered content changes (pod
+#   template annotation).
+- apiGroups: ['apps']
+  resources: ['deployments']
+  verbs: ['list', 'patch']
+# statefulsets (apps):
+# - WorkloadSecret: restarts the workloads that opt in when the delivered content changes (pod
+#   template annotation).
+- apiGroups: ['apps']
+  resources: ['statefulsets']
+  verbs: ['list', 'patch']
+# daemonsets (apps):
+# - WorkloadSecret: restarts the workloads that opt in when the delivered content changes (pod
+#   template annotation).
+- apiGroups: ['apps']
+  resources: ['daemonsets']
+  verbs: ['list', 'patch']
 # events: Events about cluster-scoped objects are recorded in the "default" namespace.
 # - every kind: records what happened on each resource (created, updated, failures).
 - apiGroups: ['']

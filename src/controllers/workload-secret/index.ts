@@ -15,6 +15,7 @@ import {
 } from '../registration.ts';
 import type { NamedRef } from '../kind-controller.ts';
 import { startLiveDelivery } from './live-delivery.ts';
+import { restartsWorkloads } from './rollout/rbac.ts';
 import { workloadSecretSync, type WorkloadSecretStatusFields } from './sync.ts';
 
 function targetName(obj: ManagedObject<WorkloadSecretSpec>, kind: 'secret' | 'configMap'): NamedRef[] {
@@ -60,6 +61,7 @@ export const workloadSecretRegistration: KindRegistration = {
       verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'],
       why: 'delivers into its target ConfigMap (replaced whole; deleted and re-created when immutable)',
     },
+    ...restartsWorkloads,
   ],
   sample: 'config/samples/workload-secret.yaml',
   docPage: 'docs/kinds/workload-secret.md',
