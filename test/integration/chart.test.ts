@@ -131,7 +131,10 @@ describe('Helm chart charts/coffer', () => {
         capabilities: { drop: ['ALL'] },
         seccompProfile: { type: 'RuntimeDefault' },
       });
-      expect(container.volumeMounts).toEqual([{ name: 'tmp', mountPath: '/tmp' }]);
+      expect(container.volumeMounts).toEqual([
+        { name: 'tmp', mountPath: '/tmp' },
+        { name: 'coffer-token', mountPath: '/var/run/secrets/coffer.dev/serviceaccount', readOnly: true },
+      ]);
       expect(pod?.volumes?.[0]).toMatchObject({ name: 'tmp', emptyDir: {} });
       expect(container.resources?.requests).toMatchObject({ cpu: '50m', memory: '128Mi' });
       expect(container.image).toBe('ghcr.io/coffer-dev/coffer:0.1.0');
@@ -355,13 +358,16 @@ describe('Helm chart charts/coffer', () => {
   });
 
   describe('server-side dry-run on the real API server', () => {
-    it('accepts the default manifests', async () => {
+    it('accepts the default manifests (with the auth-delegator binding)', async () => {
       const cluster = clusterFromInjected();
       const namespace = await cluster.createNamespace();
-      const objects = render(namespace);
+      const objects = render(namespace, ['authDelegator.enabled=true']);
       const result = dryRunApply(objects);
       expect(result.status, result.stderr).toBe(0);
       expect(result.stdout).toContain(`deployment.apps/coffer created (server dry run)`);
+      expect(result.stdout).toContain(
+        `clusterrolebinding.rbac.authorization.k8s.io/coffer-auth-delegator created (server dry run)`,
+      );
       expect(result.stdout).toContain(
         `clusterrole.rbac.authorization.k8s.io/coffer-manager created (server dry run)`,
       );
