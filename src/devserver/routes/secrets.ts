@@ -115,7 +115,8 @@ function expandedViews(app: DevApp, scope: Scope, views: readonly SecretView[]):
   return views.map((view) => {
     let folder = byFolder.get(view.secretPath);
     if (!folder) {
-      folder = expandFolder(values(scope.environment, view.secretPath) ?? new Map(), values);
+      const from = { environment: scope.environment, path: view.secretPath };
+      folder = expandFolder(values(from.environment, from.path) ?? new Map(), from, values);
       byFolder.set(view.secretPath, folder);
     }
     return { ...view, secretValue: folder.get(view.secretKey) ?? view.secretValue };

@@ -1,0 +1,262 @@
+// WorkloadSecret targets against the real control plane and a devserver: a Secret and a
+// ConfigMap; creationPolicy Owner (controller reference, removed by the garbage collector with
+// the resource) and Orphan (no reference of ours, left in place); an existing object Coffer does
+// not own is refused (TargetConflict) and never modified, until adoptExisting; a target edited by
+// hand is restored; an up-to-date target is not written again.
+//
+// The shared test control plane runs no kube-controller-manager, so this file starts one against
+// it with only the garbage collector (the sandbox test proves the same binary and flags).
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectController } from '../../src/controllers/project/index.ts';
+import { locateBinaries } from '../../src/sandbox/control-plane/binaries.ts';
+import { createServiceAccountKey, issueServingCertificate } from '../../src/sandbox/control-plane/certs.ts';
+import { startControllerManager } from '../../src/sandbox/control-plane/controller-manager.ts';
+import type { ManagedProcess } from '../../src/sandbox/control-plane/process.ts';
+import { statusCodeOf, waitFor } from '../support/kube.ts';
+import { HARNESS_CONNECTION, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
+
+let h: OperatorHarness;
+let gc: ManagedProcess | undefined;
+let gcDir = '';
+let projectId = '';
+const connectionRef = { name: HARNESS_CONNECTION };
+const marker = `wst${randomBytes(6).toString('hex')}`;
+const value = (name: string) => `${marker}-${name}`;
+
+/** kube-controller-manager with the garbage collector only, against the shared API server. */
+async function startGarbageCollector(): Promise<ManagedProcess> {
+  const info = inject('controlPlane');
+  const binary = locateBinaries().kubeControllerManager;
+  if (!binary) throw new Error('kube-controller-manager is not installed (scripts/control-plane/install.sh)');
+  gcDir = mkdtempSync(join(tmpdir(), 'coffer-ws-gc-'));
+  const ca = { certPem: readFileSync(info.caCertPath, 'utf8'), keyPem: readFileSync(info.caKeyPath, 'utf8') };
+  const serving = await issueServingCertificate(ca);
+  const file = (name: string, text: string) => {
+    const path = join(gcDir, name);
+    writeFileSync(path, text, { mode: 0o600 });
+    return path;
+  };
+  return startControllerManager({
+    binary,
+    dir: gcDir,
+    server: info.server,
+    ca,
+    serving: { certPath: file('serving.crt', serving.certPem), keyPath: file('serving.key', serving.keyPem) },
+    rootCaPath: info.caCertPath,
+    serviceAccountKeyPath: file('sa.key', createServiceAccountKey().privateKeyPem),
+    // With its own ServiceAccount's credentials (RBAC's bootstrap policy lets it delete anything).
+    controllers: ['garbage-collector-controller'],
+  });
+}
+
+/**
+ * Waits until the garbage collector acts (it first syncs a monitor per resource type, which takes
+ * a while on a loaded machine): an owned ConfigMap goes once its owner is deleted.
+ */
+async function garbageCollectorWorking(): Promise<void> {
+  const namespace = h.namespace;
+  const owner = await h.core.createNamespacedConfigMap({
+    namespace,
+    body: { metadata: { name: 'gc-owner' } },
+  });
+  const ownerReferences = [
+    { apiVersion: 'v1', kind: 'ConfigMap', name: 'gc-owner', uid: owner.metadata?.uid ?? '' },
+  ];
+  await h.core.createNamespacedConfigMap({
+    namespace,
+    body: { metadata: { name: 'gc-owned', ownerReferences } },
+  });
+  await h.core.deleteNamespacedConfigMap({ namespace, name: 'gc-owner' });
+  await waitFor(async () => (await readConfigMap('gc-owned')) === undefined, {
+    timeoutMs: 150_000,
+    message: 'the garbage collector to start working',
+  });
+}
+
+beforeAll(async () => {
+  h = await startOperatorHarness({ operator: { kinds: [projectController] } });
+  await h.create('Project', 'shop', {
+    connectionRef,
+    name: 'Shop',
+    slug: `shop-${randomBytes(3).toString('hex')}`,
+    environments: [{ name: 'Development', slug: 'dev' }],
+    deletionPolicy: 'Delete',
+  });
+  projectId = (await h.waitForReady('Project', 'shop')).status?.id ?? '';
+  await h.service.secrets.batchCreate({
+    workspaceId: projectId,
+    environment: 'dev',
+    secretPath: '/',
+    secrets: [
+      { secretKey: 'DB_USER', secretValue: 'app' },
+      { secretKey: 'DB_PASSWORD', secretValue: value('db') },
+    ],
+  });
+  gc = await startGarbageCollector();
+  await garbageCollectorWorking();
+}, 180_000);
+
+afterAll(async () => {
+  await gc?.stop();
+  if (gcDir) rmSync(gcDir, { recursive: true, force: true });
+  await h?.stop();
+});
+
+const sources = [{ projectRef: { name: 'shop' }, environment: 'dev' }];
+const expected = () => ({ DB_USER: 'app', DB_PASSWORD: value('db') });
+
+async function readConfigMap(name: string): Promise<Record<string, string> | undefined> {
+  try {
+    return (await h.core.readNamespacedConfigMap({ namespace: h.namespace, name })).data ?? {};
+  } catch (error) {
+    if (statusCodeOf(error) === 404) return undefined;
+    throw error;
+  }
+}
+
+async function secretMeta(name: string) {
+  return (await h.core.readNamespacedSecret({ namespace: h.namespace, name })).metadata;
+}
+
+async function gone(read: () => Promise<unknown>, what: string): Promise<void> {
+  await waitFor(async () => (await read()) === undefined, { timeoutMs: 60_000, message: what });
+}
+
+describe('WorkloadSecret targets', () => {
+  it('Owner: Secret and ConfigMap controlled by the resource, garbage-collected with it', async () => {
+    const created = await h.create('WorkloadSecret', 'owned', {
+      connectionRef,
+      sources,
+      target: {
+        secret: { name: 'owned-secret', labels: { team: 'a' }, annotations: { note: 'kept' } },
+        configMap: { name: 'owned-cm' },
+      },
+    });
+    await h.waitForReady('WorkloadSecret', 'owned');
+    expect(await h.readSecret('owned-secret')).toEqual(expected());
+    expect(await readConfigMap('owned-cm')).toEqual(expected());
+    const meta = await secretMeta('owned-secret');
+    expect(meta?.ownerReferences).toEqual([
+      expect.objectContaining({
+        kind: 'WorkloadSecret',
+        name: 'owned',
+        uid: created.metadata.uid,
+        controller: true,
+      }),
+    ]);
+    expect(meta?.labels).toMatchObject({ team: 'a', 'app.kubernetes.io/managed-by': 'coffer' });
+    expect(meta?.annotations).toMatchObject({
+      note: 'kept',
+      'coffer.dev/delivered-by': 'WorkloadSecret/owned',
+    });
+    await h.delete('WorkloadSecret', 'owned');
+    await h.waitForDeletion('WorkloadSecret', 'owned');
+    await gone(() => h.readSecret('owned-secret'), 'the garbage collector to delete the owned Secret');
+    await gone(() => readConfigMap('owned-cm'), 'the garbage collector to delete the owned ConfigMap');
+  });
+
+  it('writes nothing while up to date, and restores a target edited by hand', async () => {
+    await h.create('WorkloadSecret', 'steady', { connectionRef, sources, target: { secret: {} } });
+    await h.waitForReady('WorkloadSecret', 'steady');
+    const version = (await secretMeta('steady'))?.resourceVersion;
+    await h.patch('WorkloadSecret', 'steady', { spec: { resyncInterval: '12m' } });
+    await h.waitForReady('WorkloadSecret', 'steady');
+    expect((await secretMeta('steady'))?.resourceVersion).toBe(version);
+    await h.core.patchNamespacedSecret({
+      namespace: h.namespace,
+      name: 'steady',
+      body: [{ op: 'replace', path: '/data/DB_USER', value: 'aGFja2Vk' }],
+    });
+    await waitFor(async () => (await h.readSecret('steady'))?.DB_USER === 'app', {
+      timeoutMs: 20_000,
+      message: 'the edited target to be restored',
+    });
+  });
+
+  it('Orphan: no owner reference of ours; the targets stay when the resource is deleted', async () => {
+    await h.create('WorkloadSecret', 'orphan', {
+      connectionRef,
+      sources,
+      target: {
+        secret: { name: 'orphan-secret' },
+        configMap: { name: 'orphan-cm' },
+        creationPolicy: 'Orphan',
+      },
+    });
+    await h.waitForReady('WorkloadSecret', 'orphan');
+    expect((await secretMeta('orphan-secret'))?.ownerReferences ?? []).toEqual([]);
+    // Switching policy follows on the next write: Owner adds the reference, Orphan removes it again.
+    await h.patch('WorkloadSecret', 'orphan', { spec: { target: { creationPolicy: 'Owner' } } });
+    await waitFor(async () => ((await secretMeta('orphan-secret'))?.ownerReferences ?? []).length === 1, {
+      timeoutMs: 20_000,
+      message: 'the owner reference after switching to Owner',
+    });
+    await h.patch('WorkloadSecret', 'orphan', { spec: { target: { creationPolicy: 'Orphan' } } });
+    await waitFor(async () => ((await secretMeta('orphan-secret'))?.ownerReferences ?? []).length === 0, {
+      timeoutMs: 20_000,
+      message: 'no owner reference after switching back to Orphan',
+    });
+    await h.delete('WorkloadSecret', 'orphan');
+    await h.waitForDeletion('WorkloadSecret', 'orphan');
+    // The garbage collector runs (the Owner test above): give it time to act on anything it would.
+    await h.create('WorkloadSecret', 'gc-probe', { connectionRef, sources, target: { secret: {} } });
+    await h.waitForReady('WorkloadSecret', 'gc-probe');
+    await h.delete('WorkloadSecret', 'gc-probe');
+    await gone(() => h.readSecret('gc-probe'), 'the garbage collector to delete the probe Secret');
+    expect(await h.readSecret('orphan-secret')).toEqual(expected());
+    expect(await readConfigMap('orphan-cm')).toEqual(expected());
+  });
+
+  it('refuses an existing object it does not own (TargetConflict) until adoptExisting', async () => {
+    await h.createSecret('foreign', { mine: 'hands-off' });
+    await h.create('WorkloadSecret', 'taker', {
+      connectionRef,
+      sources,
+      target: { secret: { name: 'foreign' } },
+    });
+    const failed = await h.waitForCondition('WorkloadSecret', 'taker', {
+      type: 'Synced',
+      status: 'False',
+      reason: 'TargetConflict',
+    });
+    expect(failed.status?.conditions?.find((c) => c.type === 'Synced')?.message).toContain('Secret');
+    expect(await h.readSecret('foreign')).toEqual({ mine: 'hands-off' });
+    expect((await secretMeta('foreign'))?.labels?.['app.kubernetes.io/managed-by']).toBeUndefined();
+    await h.patch('WorkloadSecret', 'taker', { spec: { target: { adoptExisting: true } } });
+    await h.waitForReady('WorkloadSecret', 'taker');
+    expect(await h.readSecret('foreign')).toEqual(expected());
+    expect((await secretMeta('foreign'))?.annotations?.['coffer.dev/delivered-by']).toBe(
+      'WorkloadSecret/taker',
+    );
+  });
+
+  it('never takes over a target another WorkloadSecret delivers into, even with adoptExisting', async () => {
+    await h.create('WorkloadSecret', 'first', {
+      connectionRef,
+      sources,
+      target: { secret: { name: 'contested' } },
+    });
+    await h.waitForReady('WorkloadSecret', 'first');
+    await h.create('WorkloadSecret', 'second', {
+      connectionRef,
+      sources,
+      target: { secret: { name: 'contested' }, adoptExisting: true },
+    });
+    const failed = await h.waitForCondition('WorkloadSecret', 'second', {
+      type: 'Synced',
+      status: 'False',
+      reason: 'TargetConflict',
+    });
+    expect(failed.status?.conditions?.find((c) => c.type === 'Synced')?.message).toContain(
+      'controlled by WorkloadSecret first',
+    );
+    const events = await h.events('second');
+    expect(JSON.stringify(events.map((e) => e.message))).not.toContain(marker);
+    expect(JSON.stringify(failed.status)).not.toContain(marker);
+  });
+});
