@@ -84,8 +84,11 @@ export function connectionSync<Spec extends ConnectionSettings>(
         check = await checkCredentials(connection.client, connection.accessToken, { signal: ctx.signal });
       } catch (error) {
         const outcome = credentialFailure(error);
-        if (outcome) return outcome;
-        throw error;
+        if (!outcome) throw error;
+        // Operators look for these in the log too (an RBAC 403 on TokenRequest or TokenReview).
+        if (error instanceof ServiceAccountTokenError)
+          ctx.log.warn({ reason: error.problem, error: error.message }, 'no usable ServiceAccount token');
+        return outcome;
       }
       if (!check.accepted) return failed(INVALID_CREDENTIALS, check.message);
       const wasReady = obj.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
