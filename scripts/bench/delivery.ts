@@ -1,0 +1,248 @@
+/**
+ * Delivery benchmark (not a test), issue 20: a real control plane, `coffer devserver` and
+ * `coffer operator` as separate processes (the operator as the chart's ServiceAccount); N
+ * WorkloadSecrets × 10 keys over P projects. Prints:
+ *
+ * - apply → all delivered (every WorkloadSecret Ready, its Secret written), and the same
+ *   WorkloadSecrets converged by a floor controller (one Secret create and one status patch
+ *   each, no service) in another namespace of the same control plane, and the ratio;
+ * - service calls per minute at rest with events, and with events unavailable (the service
+ *   refuses the stream: 5 streams of the same identity already held) for `--quiet-n` resources
+ *   with `--quiet-resync` (the configured rate, for comparison);
+ * - service edit → target Secret updated, p50 / p99;
+ * - a burst of `--burst-edits` edits to one project → restarts of each affected Deployment;
+ * - operator RSS peak and CPU.
+ *
+ *   npm run bench:delivery -- [--n 1000] [--projects 4] [--steady-seconds 60] [--samples 50]
+ *                             [--quiet-n 100] [--quiet-resync 60s] [--burst-edits 100]
+ *                             [--burst-workloads 10] [--workers 4] [--concurrency 32]
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { loadavg } from 'node:os';
+import { parseCommandLine } from '../command-line.ts';
+import { sumMetric, type OperatorProcess } from '../../test/support/processes.ts';
+import { apiServerRequests, requestsText } from './apiserver-requests.ts';
+import { cpuSnapshot, cpuText, peakRssBytes } from './cpu.ts';
+import {
+  burstRestarts,
+  callsPerMinute,
+  editLatencies,
+  runDeliveryFloor,
+  serviceQuiet,
+} from './delivery-measure.ts';
+import {
+  createDeployments,
+  createFolders,
+  createServiceProjects,
+  createWorkloadSecrets,
+  folderOf,
+  KEYS,
+} from './delivery-setup.ts';
+import { latencyText, mib, printTable, waitAllReady } from './operator-measure.ts';
+import {
+  buildOperator,
+  createConnection,
+  operatorKubeconfig,
+  startBenchEnv,
+  startOperator,
+  startService,
+  type BenchEnv,
+  type Service,
+} from './operator-setup.ts';
+
+const usage = `usage: npm run bench:delivery -- [--n 1000] [--projects 4] [--steady-seconds 60] [--samples 50]
+                          [--quiet-n 100] [--quiet-resync 60s] [--burst-edits 100]
+                          [--burst-workloads 10] [--workers 4] [--concurrency 32]
+
+Delivery benchmark (issue 20): N WorkloadSecrets × 10 keys; prints a table of the measurements.`;
+
+const { values } = parseCommandLine(usage, () =>
+  parseArgs({
+    options: {
+      n: { type: 'string', default: '1000' },
+      projects: { type: 'string', default: '4' },
+      'steady-seconds': { type: 'string', default: '60' },
+      samples: { type: 'string', default: '50' },
+      'quiet-n': { type: 'string', default: '100' },
+      'quiet-resync': { type: 'string', default: '60s' },
+      'burst-edits': { type: 'string', default: '100' },
+      'burst-workloads': { type: 'string', default: '10' },
+      workers: { type: 'string', default: '4' },
+      concurrency: { type: 'string', default: '32' },
+      'node-options': { type: 'string', default: '--max-semi-space-size=1 --max-old-space-size=256' },
+    },
+  }),
+);
+const n = Number(values.n);
+const projectCount = Number(values.projects);
+const concurrency = Number(values.concurrency);
+const workers = Number(values.workers);
+const log = (line: string) => console.log(line);
+const rows: [string, string][] = [];
+const row = (label: string, value: string) => {
+  rows.push([label, value]);
+  log(`  ${label}: ${value}`);
+};
+
+async function converge(env: BenchEnv, ns: string, service: Service, operator: OperatorProcess) {
+  const projects = await createServiceProjects(service, projectCount, 'wsb');
+  log(`creating ${n} folders × ${KEYS} keys in ${projectCount} projects`);
+  await createFolders(service, projects, n, concurrency);
+  const folders = Array.from({ length: n }, (_, i) => folderOf(projects, i));
+  await serviceQuiet(service, 2_000);
+  await service.server.resetStats();
+  const before = { at: Date.now(), cpu: cpuSnapshot(), requests: await apiServerRequests(env.kc) };
+  await createWorkloadSecrets({ env, namespace: ns }, folders, { resyncInterval: '10m', concurrency });
+  const readyMs = await waitAllReady(
+    env,
+    ns,
+    { workloadsecrets: n },
+    {
+      since: before.at,
+      timeoutMs: 3_600_000,
+      intervalMs: n > 5000 ? 5_000 : 1_000,
+      log,
+    },
+  );
+  const stats = await service.server.stats();
+  row('resources', `${n} WorkloadSecrets × ${KEYS} keys in ${projectCount} projects (one folder each)`);
+  row('apply → all delivered', `${(readyMs / 1000).toFixed(1)} s`);
+  row('CPU from apply to all delivered', cpuText(before.cpu, cpuSnapshot(), readyMs));
+  row(
+    'kube-apiserver requests from apply to all delivered',
+    requestsText(before.requests, await apiServerRequests(env.kc)),
+  );
+  row(
+    'service calls to deliver',
+    `${stats.requests.total} (${(stats.requests.total / n).toFixed(2)} per WorkloadSecret)`,
+  );
+  row('operator RSS peak (VmHWM) after delivery', mib(peakRssBytes('operator')));
+  const metrics = await operator.metrics();
+  row(
+    'operator RSS / heap used after delivery',
+    `${mib(sumMetric(metrics, 'process_resident_memory_bytes'))} / ${mib(sumMetric(metrics, 'nodejs_heap_size_used_bytes'))}`,
+  );
+  return { projects, folders, readyMs };
+}
+
+/** WorkloadSecrets of a project whose event stream the service refuses; service calls at rest. */
+async function withoutEvents(env: BenchEnv, ns: string, service: Service): Promise<void> {
+  const quietN = Number(values['quiet-n']);
+  const [projectId = ''] = await createServiceProjects(service, 1, 'wsq');
+  const held = [];
+  for (let i = 0; i < 5; i += 1)
+    held.push(await service.client.events.subscribe({ projectId, register: [{ event: 'secret:update' }] }));
+  try {
+    await createFolders(service, [projectId], quietN, concurrency);
+    const folders = Array.from({ length: quietN }, (_, i) => ({ ...folderOf([projectId], i), index: i }));
+    await createWorkloadSecrets({ env, namespace: ns }, folders, {
+      resyncInterval: values['quiet-resync'],
+      concurrency,
+    });
+    await waitAllReady(
+      env,
+      ns,
+      { workloadsecrets: quietN },
+      { since: Date.now(), timeoutMs: 600_000, intervalMs: 1_000, log },
+    );
+    await sleep(30_000);
+    const windowSeconds = 180;
+    const { perMinute, routes } = await callsPerMinute(service, windowSeconds);
+    row(
+      `at rest, events unavailable: service calls per minute (${quietN} WorkloadSecrets, resyncInterval ${values['quiet-resync']})`,
+      `${perMinute.toFixed(1)} over ${windowSeconds} s (configured rate ${(quietN * 60_000) / parseSeconds(values['quiet-resync'])}/min; ${routes})`,
+    );
+  } finally {
+    for (const stream of held) stream.close();
+  }
+}
+
+function parseSeconds(text: string): number {
+  const match = /^(\d+)(s|m)$/.exec(text);
+  if (!match) throw new Error(`--quiet-resync must be like 60s or 2m, not ${text}`);
+  return Number(match[1]) * (match[2] === 'm' ? 60_000 : 1_000);
+}
+
+async function main(): Promise<void> {
+  const entry = buildOperator(log);
+  const env = await startBenchEnv(log);
+  const processes: { stop(): Promise<void> }[] = [];
+  try {
+    const service = await startService(env.dir, 'devserver');
+    processes.push(service.server);
+    const ns = await env.plane.createNamespace('bench');
+    const quietNs = await env.plane.createNamespace('bench-quiet');
+    const floorNs = await env.plane.createNamespace('bench-floor');
+    const kubeconfigPath = await operatorKubeconfig(env, 'service-account');
+    const operator = await startOperator(env, [ns, quietNs], {
+      pollInterval: '10m',
+      workers,
+      entry,
+      nodeArgs: values['node-options'].split(' ').filter(Boolean),
+      kubeconfigPath,
+    });
+    processes.push(operator);
+    await operator.waitReady();
+    await createConnection({ env, namespace: ns }, service);
+    await createConnection({ env, namespace: quietNs }, service);
+    const cpuStart = { at: Date.now(), cpu: cpuSnapshot() };
+    const { folders, readyMs } = await converge(env, ns, service, operator);
+    const floor = await runDeliveryFloor(env, floorNs, folders, {
+      kubeconfigPath,
+      workers: workers * 4,
+      concurrency,
+      log,
+    });
+    row(
+      `floor: apply → all delivered (${workers * 4} writers: Secret create + status patch)`,
+      `${(floor.readyMs / 1000).toFixed(1)} s`,
+    );
+    row('operator / floor (apply → all delivered)', (readyMs / floor.readyMs).toFixed(2));
+    const burstFolders = folders
+      .filter((f) => f.index % projectCount === 0)
+      .slice(0, Number(values['burst-workloads']));
+    await createDeployments(
+      { env, namespace: ns },
+      burstFolders.map((f) => f.index),
+    );
+    await serviceQuiet(service, 15_000);
+    const steady = Number(values['steady-seconds']);
+    const rest = await callsPerMinute(service, steady);
+    row(
+      `at rest with events: service calls per minute (${n} WorkloadSecrets, over ${steady} s)`,
+      `${rest.perMinute.toFixed(1)} (${rest.routes})`,
+    );
+    const sample = Array.from(
+      { length: Math.min(Number(values.samples), n) },
+      (_, s) => folders[Math.floor((s * n) / Math.min(Number(values.samples), n))],
+    ).filter((f) => f !== undefined);
+    row(
+      'service edit → target Secret updated, p50 / p99',
+      latencyText(await editLatencies({ env, namespace: ns }, service, sample)),
+    );
+    const restarts = await burstRestarts({ env, namespace: ns }, service, burstFolders, {
+      edits: Number(values['burst-edits']),
+      settleMs: 20_000,
+    });
+    row(
+      `burst of ${values['burst-edits']} edits to one project (${burstFolders.length} folders, debounce 5s): restarts per affected Deployment`,
+      `${restarts.join(', ')} (min ${Math.min(...restarts)}, max ${Math.max(...restarts)}; expected exactly 1)`,
+    );
+    await withoutEvents(env, quietNs, service);
+    row('operator RSS peak (VmHWM) over the run', mib(peakRssBytes('operator')));
+    row('CPU over the whole run', cpuText(cpuStart.cpu, cpuSnapshot(), Date.now() - cpuStart.at));
+    row(
+      'load average (1, 5, 15 min) at the end',
+      loadavg()
+        .map((l) => l.toFixed(2))
+        .join(', '),
+    );
+    printTable(`coffer delivery benchmark: N=${n}, ${projectCount} projects, ${workers} workers`, rows);
+  } finally {
+    for (const p of processes.reverse()) await p.stop().catch(() => undefined);
+    await env.stop();
+  }
+}
+
+await main();
