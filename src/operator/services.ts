@@ -141,6 +141,8 @@ export function createServices(options: ServicesOptions): DirectServices {
     core,
     defaultPollIntervalMs: options.defaultPollIntervalMs,
     kubeRequest: (req) => kubeRequest(options.kubeConfig, req),
+    cachedPayload: (kind, namespace, name) =>
+      (kind === 'Secret' ? informers.secrets : informers.configMaps).get(namespace, name),
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TerminalError } from '../../runtime/errors.ts';
+import type { TerminalError } from '../../runtime/errors.ts';
 import { checkContent, contentBytes, contentHash, invalidKeyReason, MAX_CONTENT_BYTES } from './content.ts';
 
 function failure(data: Record<string, string>): TerminalError {

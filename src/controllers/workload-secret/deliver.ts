@@ -14,13 +14,15 @@ import { mergeSources } from './merge.ts';
 import { readSource, type SourceRead, type SourceReport } from './sources.ts';
 import type { TargetSpec } from './target-objects.ts';
 import type { targetApis } from './targets.ts';
-import { deliverTarget, type TargetWriteResult } from './targets.ts';
+import { deliverTarget, type TargetCache, type TargetWriteResult } from './targets.ts';
 import { renderContent } from './template/render.ts';
 
 export interface DeliveryContext {
   readonly client: ServiceClient;
   readonly services: Pick<OperatorServices, 'reader' | 'log'>;
   readonly apis: ReturnType<typeof targetApis>;
+  /** The informer cache's view of the targets (no request for a target it shows up to date). */
+  readonly targetCache?: TargetCache;
   readonly signal: AbortSignal;
   /** Reads the sources (`live-delivery.ts`: what is still good is not read again); default all. */
   readonly readSources?: (readOne: (index: number) => Promise<SourceRead>) => Promise<SourceRead[]>;
@@ -87,7 +89,7 @@ export async function deliver(
   checkContent(data);
   const targets = [];
   for (const spec of targetSpecs(obj, data)) {
-    const result = await deliverTarget(ctx.apis, spec, obj);
+    const result = await deliverTarget(ctx.apis, spec, obj, ctx.targetCache);
     targets.push({ kind: spec.kind, name: spec.name, result });
   }
   return {

@@ -98,7 +98,8 @@ export function workloadSecretSync(
   return {
     async sync(obj, ctx) {
       const connection = await services.connectionFor(obj);
-      const base = { client: connection.client, services, apis, signal: ctx.signal };
+      const targetCache = services.cachedPayload?.bind(services);
+      const base = { client: connection.client, services, apis, signal: ctx.signal, targetCache };
       const readSources = await live.sourcesReader(obj, connection, base);
       const delivery = await deliver(obj, { ...base, readSources });
       return live.finish(obj, delivery, deliveredOutcome(obj, delivery, ctx.now), ctx.now);

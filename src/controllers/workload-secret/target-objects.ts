@@ -103,11 +103,19 @@ export function ownershipOf(
   return { foreign: 'it was not created by this WorkloadSecret' };
 }
 
-/** True when `existing` already is what `spec` asks for (nothing to write). */
-export function isUpToDate(existing: TargetObject, spec: TargetSpec, owner: KubeObject): boolean {
+/**
+ * True when an object with these metadata and data hash (`dataHash` of its decoded data) already
+ * is what `spec` asks for: nothing to write.
+ */
+export function isUpToDate(
+  existing: KubeObject,
+  existingDataHash: string,
+  spec: TargetSpec,
+  owner: KubeObject,
+): boolean {
   const annotations = existing.metadata?.annotations ?? {};
   if (annotations[ANNOTATION_TARGET_HASH] !== targetHash(spec, owner)) return false;
-  if (dataHash(decodedData(spec.kind, existing)) !== dataHash(spec.data)) return false;
+  if (existingDataHash !== dataHash(spec.data)) return false;
   const controller = controllerOf(existing);
   if (spec.policy === 'Owner') return controller?.uid === owner.metadata?.uid;
   return controller === undefined || !isControlledBy(existing, owner);

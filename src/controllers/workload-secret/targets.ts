@@ -8,7 +8,10 @@ import type { CoreV1Api, V1ConfigMap, V1Secret } from '@kubernetes/client-node';
 import { ConflictError, kubernetesStatus, TerminalError } from '../../runtime/errors.ts';
 import type { KubeObject } from '../../runtime/object-meta.ts';
 import { commonReasons } from '../../runtime/common-reasons.ts';
+import type { CachedPayload } from '../../managed/direct/kind.ts';
+import { dataHash } from '../../runtime/secret-writer.ts';
 import {
+  decodedData,
   desiredTarget,
   isUpToDate,
   needsReplacement,
@@ -90,7 +93,8 @@ async function writeTarget(api: TargetApi, spec: TargetSpec, owner: KubeObject):
   }
   const ownership = ownershipOf(existing, owner, spec.adoptExisting);
   if (typeof ownership === 'object') throw conflict(spec, ownership.foreign);
-  if (ownership === 'ours' && isUpToDate(existing, spec, owner)) return 'unchanged';
+  const actual = dataHash(decodedData(spec.kind, existing));
+  if (ownership === 'ours' && isUpToDate(existing, actual, spec, owner)) return 'unchanged';
   if (needsReplacement(existing, spec)) {
     await api.delete(spec.namespace, spec.name);
     // A new object: the old one's identity (uid, resourceVersion) does not carry over.
@@ -102,12 +106,28 @@ async function writeTarget(api: TargetApi, spec: TargetSpec, owner: KubeObject):
   return 'updated';
 }
 
-/** Writes one target (see the module comment); values never appear in errors. */
+/** The informer cache's view of a target (metadata and data hash, no values), if any. */
+export type TargetCache = (kind: TargetKind, namespace: string, name: string) => CachedPayload | undefined;
+
+/** True when the cache shows the target ours and up to date: no request at all. */
+function cachedUpToDate(cache: TargetCache | undefined, spec: TargetSpec, owner: KubeObject): boolean {
+  const cached = cache?.(spec.kind, spec.namespace, spec.name);
+  if (!cached || ownershipOf(cached, owner, false) !== 'ours') return false;
+  return isUpToDate(cached, cached.dataHash, spec, owner);
+}
+
+/**
+ * Writes one target (see the module comment); values never appear in errors. With `cache`, a
+ * target the informer cache shows up to date costs no request (a cache behind a change only costs
+ * the GET of the slow path).
+ */
 export async function deliverTarget(
   apis: Readonly<Record<TargetKind, TargetApi>>,
   spec: TargetSpec,
   owner: KubeObject,
+  cache?: TargetCache,
 ): Promise<TargetWriteResult> {
+  if (cachedUpToDate(cache, spec, owner)) return 'unchanged';
   try {
     return await writeTarget(apis[spec.kind], spec, owner);
   } catch (error) {

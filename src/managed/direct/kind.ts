@@ -18,6 +18,7 @@ import type { NamedRef, OperatorServices } from '../kind-services.ts';
 import type { AdapterStatus, ManagedObject } from '../external-client.ts';
 import type { EventInput } from '../../runtime/events.ts';
 import type { Request } from '../../runtime/reconcile.ts';
+import type { KubeObject } from '../../runtime/object-meta.ts';
 import type { KubeCoreApi, KubeCustomObjectsApi } from '../../runtime/kube-clients.ts';
 import type { KubeRequest } from '../../runtime/kube-request.ts';
 import type { SecretWriter } from '../../runtime/secret-writer.ts';
@@ -65,6 +66,19 @@ export interface DirectServices extends OperatorServices {
   readonly defaultPollIntervalMs: number;
   /** One authenticated JSON request to the API server (e.g. apps/v1 workloads a kind restarts). */
   kubeRequest(req: KubeRequest): Promise<unknown>;
+  /**
+   * A Secret or ConfigMap as the operator's informer cache holds it: metadata, type and the
+   * `dataHash` of its decoded data, never values (undefined when not cached). Lets a kind see
+   * that an object it writes is up to date without a GET.
+   */
+  cachedPayload?(kind: 'Secret' | 'ConfigMap', namespace: string, name: string): CachedPayload | undefined;
+}
+
+/** See `DirectServices.cachedPayload`. */
+export interface CachedPayload extends KubeObject {
+  readonly type?: string;
+  /** `dataHash` (runtime/secret-writer.ts) of the decoded data. */
+  readonly dataHash: string;
 }
 
 /** A direct kind, registered by the operator assembly beside the managed kinds. */

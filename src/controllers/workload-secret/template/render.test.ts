@@ -66,7 +66,9 @@ describe('renderContent', () => {
   it('reports errors as TemplateError with the key, line and column, never a value', async () => {
     const undefinedVariable = await failure({ 'config.yaml': 'a: 1\nb: {{ DB_HOST }}' });
     expect(undefinedVariable.reason).toBe('TemplateError');
-    expect(undefinedVariable.message).toMatch(/^template of key "config.yaml", line 2 column 7: undefined variable: DB_HOST$/);
+    expect(undefinedVariable.message).toMatch(
+      /^template of key "config.yaml", line 2 column 7: undefined variable: DB_HOST$/,
+    );
     const badSyntax = await failure({ K: 'x\n\n  {% if %}' });
     expect(badSyntax.message).toMatch(/line 3 column 8: invalid value expression/);
     const unknownFilter = await failure({ K: '{{ DB_USER | nope }}' });
