@@ -1,12 +1,14 @@
 // The main scenarios of the kinds, run by test/integration/rbac.test.ts against an operator that
 // authenticates as the chart's ServiceAccount. Each scenario throws when it does not complete;
 // they run in this order, so the first failure names what a missing permission breaks.
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, randomBytes, type JsonWebKey } from 'node:crypto';
 import { Writable } from 'node:stream';
 import {
   CoreV1Api,
   CustomObjectsApi,
+  OpenidApi,
   PatchStrategy,
+  WellKnownApi,
   setHeaderOptions,
   type KubeConfig,
 } from '@kubernetes/client-node';
@@ -22,6 +24,7 @@ export const scenarioNames = [
   'Project and SecretBatch Ready, Secret changes pushed',
   'events recorded',
   'deletion removes the finalizer',
+  'Connection logs in with a ServiceAccount token (TokenRequest, TokenReview)',
 ] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
@@ -260,6 +263,76 @@ async function deletion(run: Run, timeoutMs: number): Promise<void> {
     throw new Error('the deleted SecretBatch left its key in the service');
 }
 
+/** A call to the devserver's API with the bootstrap admin's token. */
+async function serviceCall(run: Run, path: string, body: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`${run.devserver.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${run.token ?? ''}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as Record<string, unknown>;
+  if (!res.ok) throw new Error(`POST ${path} answered ${res.status}: ${String(json['message'])}`);
+  return json;
+}
+
+/**
+ * A Connection with `auth.jwt` and a `serviceAccountRef`: the operator requests the token
+ * (serviceaccounts/token) and checks it with a TokenReview (tokenreviews) before sending it to the
+ * devserver, which verifies it with the API server's public keys.
+ */
+async function serviceAccountLogin(run: Run, timeoutMs: number): Promise<void> {
+  const core = run.admin.makeApiClient(CoreV1Api);
+  await core.createNamespacedServiceAccount({
+    namespace: run.namespace,
+    body: { metadata: { name: 'app' } },
+  });
+  // Typed as strings, but client-node hands back the parsed JSON.
+  const json = (answer: unknown): unknown => (typeof answer === 'string' ? JSON.parse(answer) : answer);
+  const discovery = json(
+    await run.admin.makeApiClient(WellKnownApi).getServiceAccountIssuerOpenIDConfiguration(),
+  ) as { issuer: string };
+  const jwks = json(await run.admin.makeApiClient(OpenidApi).getServiceAccountIssuerOpenIDKeyset()) as {
+    keys: JsonWebKey[];
+  };
+  const publicKeys = jwks.keys.map((key) =>
+    createPublicKey({ key, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString(),
+  );
+  const connection = (await run.admin.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
+    group,
+    version,
+    plural: 'connections',
+    namespace: run.namespace,
+    name: 'coffer',
+  })) as { status?: { organizationId?: string } };
+  const created = await serviceCall(run, '/api/v1/identities', {
+    name: 'rbac-workload',
+    organizationId: connection.status?.organizationId ?? '',
+    role: 'no-access',
+  });
+  const identityId = (created['identity'] as { id: string }).id;
+  await serviceCall(run, `/api/v1/auth/jwt-auth/identities/${identityId}`, {
+    configurationType: 'static',
+    publicKeys,
+    boundIssuer: discovery.issuer,
+    boundAudiences: 'coffer',
+    boundClaims: {},
+  });
+  await create(
+    run,
+    { plural: 'connections', kind: 'Connection', name: 'workload' },
+    {
+      url: run.devserver.url,
+      auth: {
+        jwt: {
+          identityId,
+          serviceAccountToken: { serviceAccountRef: { name: 'app', audiences: ['coffer'] } },
+        },
+      },
+    },
+  );
+  await waitReady(run, 'connections', 'workload', timeoutMs);
+}
+
 /**
  * Runs the scenarios in order with `timeoutMs` each; returns the name of the first that failed
  * (and its error), or undefined when all passed.
@@ -275,6 +348,8 @@ export async function runScenarios(
     'Project and SecretBatch Ready, Secret changes pushed': () => projectAndBatch(run, timeoutMs),
     'events recorded': () => eventsRecorded(run, timeoutMs),
     'deletion removes the finalizer': () => deletion(run, timeoutMs),
+    'Connection logs in with a ServiceAccount token (TokenRequest, TokenReview)': () =>
+      serviceAccountLogin(run, timeoutMs),
   };
   for (const name of scenarioNames) {
     try {

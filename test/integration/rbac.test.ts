@@ -8,7 +8,8 @@
  * Sufficient: the main scenarios of the kinds pass (`rbac-scenarios.ts`): the operator gets ready
  * and holds the leader Lease; a Bootstrap writes its output Secret and creates its Connection, both
  * Ready; a Project and a SecretBatch get Ready and a changed source Secret reaches the service;
- * events are recorded; deleting the SecretBatch removes its finalizer and its key.
+ * events are recorded; deleting the SecretBatch removes its finalizer and its key; a Connection logs
+ * in with a requested ServiceAccount token (TokenRequest, checked by a TokenReview).
  *
  * Minimal: for every rule of every rendered role, the role is applied without that rule and the
  * scenario named in `ruleNeeds` must fail, with a 403 in the operator's log as the reason. A rule
@@ -86,6 +87,16 @@ const ruleNeeds: { what: string; matches: (rule: V1PolicyRule) => boolean; break
     what: 'Namespaces: informer for ClusterConnection admission',
     matches: (r) => has(r.resources, 'namespaces'),
     breaks: 'operator ready and leading',
+  },
+  {
+    what: 'ServiceAccount tokens: TokenRequest for auth.{kubernetes,jwt,oidc}.serviceAccountToken.serviceAccountRef',
+    matches: (r) => has(r.resources, 'serviceaccounts/token'),
+    breaks: 'Connection logs in with a ServiceAccount token (TokenRequest, TokenReview)',
+  },
+  {
+    what: 'TokenReviews: a ServiceAccount token the API server accepts is never sent (AudienceNotAllowed)',
+    matches: (r) => has(r.apiGroups, 'authentication.k8s.io') && has(r.resources, 'tokenreviews'),
+    breaks: 'Connection logs in with a ServiceAccount token (TokenRequest, TokenReview)',
   },
   {
     what: 'Leases: leader election',

@@ -8,15 +8,13 @@
 // then deleted keeps a Project Ready and updatable while the service hands out access tokens of a
 // few seconds. No ServiceAccount token may appear in logs, status or events.
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuthenticationV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { Agent, fetch } from 'undici';
+import { fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueServingCertificate } from '../../src/sandbox/control-plane/certs.ts';
 import { clusterFromInjected, waitFor } from '../support/kube.ts';
+import { startOidcFixture, type OidcFixture } from '../support/oidc-fixture.ts';
 import { startOperatorHarness, type CofferObject, type OperatorHarness } from '../support/operator.ts';
 
 const ISSUER = 'https://kubernetes.default.svc.cluster.local';
@@ -36,8 +34,7 @@ let ns = '';
 let otherNs = '';
 /** Added to the devserver's clock (it judges JWT expiry on it). */
 let clockOffsetMs = 0;
-let oidcFixture: Server | undefined;
-let oidcUrl = '';
+let oidc: OidcFixture | undefined;
 const identities = { kubernetes: '', jwt: '', oidc: '', wrongIssuer: '' };
 
 /** A call to the devserver's API as the bootstrap admin. */
@@ -98,28 +95,6 @@ async function bind(name: string, role: string, subject: Record<string, string>)
   bindings.push(name);
 }
 
-async function startOidcFixture(): Promise<void> {
-  const serving = await issueServingCertificate({
-    certPem: ca,
-    keyPem: readFileSync(cluster.info.caKeyPath, 'utf8'),
-  });
-  const agent = new Agent({ connect: { ca } });
-  const fixture = createServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
-    void (async () => {
-      res.setHeader('content-type', 'application/json');
-      if (req.url === '/.well-known/openid-configuration') {
-        res.end(JSON.stringify({ issuer: ISSUER, jwks_uri: `${oidcUrl}/jwks` }));
-        return;
-      }
-      const jwks = await fetch(`${cluster.server}/openid/v1/jwks`, { dispatcher: agent });
-      res.end(await jwks.text());
-    })();
-  });
-  oidcFixture = fixture;
-  await new Promise<void>((resolve) => fixture.listen(0, '127.0.0.1', resolve));
-  oidcUrl = `https://127.0.0.1:${(fixture.address() as AddressInfo).port}`;
-}
-
 async function attachMethods(reviewerToken: string): Promise<void> {
   identities.kubernetes = await newIdentity();
   await call('POST', `/api/v1/auth/kubernetes-auth/identities/${identities.kubernetes}`, {
@@ -151,7 +126,7 @@ async function attachMethods(reviewerToken: string): Promise<void> {
   );
   identities.oidc = await newIdentity();
   await call('POST', `/api/v1/auth/oidc-auth/identities/${identities.oidc}`, {
-    oidcDiscoveryUrl: oidcUrl,
+    oidcDiscoveryUrl: oidc?.url,
     caCert: ca,
     boundIssuer: ISSUER,
     boundAudiences: AUDIENCE,
@@ -187,14 +162,14 @@ beforeAll(async () => {
     name: 'system:unauthenticated',
     apiGroup: 'rbac.authorization.k8s.io',
   });
-  await startOidcFixture();
+  oidc = await startOidcFixture(cluster, ISSUER);
   // The reviewer's own token is for the API server (no audiences: its default).
   await attachMethods(await mint(ns, 'reviewer', []));
 }, 120_000);
 
 afterAll(async () => {
   await h?.stop();
-  oidcFixture?.close();
+  oidc?.close();
   for (const name of bindings) await rbac.deleteClusterRoleBinding({ name });
   rmSync(tmp, { recursive: true, force: true });
 });
@@ -266,6 +241,21 @@ describe('a Connection logging in with a ServiceAccount token', () => {
       expectNoMintedToken(JSON.stringify(await h.events(name)));
     },
   );
+});
+
+describe('a ClusterConnection logging in with a ServiceAccount token', () => {
+  it('requests the token for a ServiceAccount of the namespace it names', async () => {
+    const name = `sa-cluster-${suffix}`;
+    await h.create('ClusterConnection', name, {
+      ...connectionSpec('oidc', identities.oidc, {
+        serviceAccountRef: { name: 'workload', namespace: ns, audiences: [AUDIENCE] },
+      }),
+      allowedNamespaces: { names: [ns] },
+    });
+    const ready = await h.waitForReady('ClusterConnection', name, { timeoutMs: 60_000 });
+    expect(ready.status?.id).toBe(identities.oidc);
+    expectNoMintedToken(JSON.stringify(ready.status));
+  });
 });
 
 describe('refusals name what did not match', () => {

@@ -4,7 +4,8 @@
  * The check costs at most two requests and is served identically by the real service and the
  * devserver:
  * 1. obtain the access token: a universal-auth login (which already proves the client id and
- *    secret), or the token from the Secret as is;
+ *    secret), a Kubernetes/JWT/OIDC login with a ServiceAccount token (which proves the identity's
+ *    method accepts it; a refusal quotes what did not match), or the token from the Secret as is;
  * 2. read the identity the token belongs to, `GET /api/v1/identities/{identityId}`, with the
  *    identity id taken from the token's JWT claims (`identityId`). Any authenticated call proves
  *    the token; this one also yields the organization id. An identity whose org role may not read
