@@ -9,6 +9,7 @@ import { projectController } from '../../src/controllers/project/index.ts';
 import { waitFor } from '../support/kube.ts';
 import {
   HARNESS_CONNECTION,
+  HARNESS_TOKEN_SECRET,
   startOperatorHarness,
   type CofferObject,
   type OperatorHarness,
@@ -16,6 +17,7 @@ import {
 
 let h: OperatorHarness;
 let projectId = '';
+let projectSlug = '';
 const connectionRef = { name: HARNESS_CONNECTION };
 /** Recognisable values: none may appear outside the target objects and the service. */
 const marker = `wsv${randomBytes(6).toString('hex')}`;
@@ -36,11 +38,11 @@ async function folder(environment: string, path: string, name: string): Promise<
 }
 
 beforeAll(async () => {
-  h = await startOperatorHarness({ operator: { kinds: [projectController] } });
+  h = await startOperatorHarness({ operator: { kinds: [projectController] }, extraNamespaces: [{}] });
   await h.create('Project', 'shop', {
     connectionRef,
     name: 'Shop',
-    slug: `shop-${randomBytes(3).toString('hex')}`,
+    slug: (projectSlug = `shop-${randomBytes(3).toString('hex')}`),
     environments: [
       { name: 'Development', slug: 'dev' },
       { name: 'Production', slug: 'prod' },
@@ -113,7 +115,15 @@ describe('WorkloadSecret sources', () => {
     expect(await h.readSecret('recursive')).toEqual({ B: value('app-b'), C: value('db-c'), DB_USER: 'app' });
     expect(ready.status?.collisions).toEqual(['C']);
     await createWorkloadSecret('filtered', {
-      sources: [source({ secretPath: '/app/db', include: ['DB_*', 'C'], exclude: ['*_DEBUG'] })],
+      sources: [
+        {
+          projectSlug,
+          environment: 'dev',
+          secretPath: '/app/db',
+          include: ['DB_*', 'C'],
+          exclude: ['*_DEBUG'],
+        },
+      ],
     });
     expect(await h.readSecret('filtered')).toEqual({ C: value('db-c'), DB_USER: 'app' });
   });
@@ -289,5 +299,54 @@ describe('WorkloadSecret bad input', () => {
       'target must set secret, configMap or both',
     );
     expect(await refused({ sources: [], target: { secret: {} } })).toContain('sources');
+  });
+});
+
+describe('WorkloadSecret connections', () => {
+  it("never reads through another namespace's Connection", async () => {
+    const other = h.namespaces[1] ?? '';
+    await h.create(
+      'WorkloadSecret',
+      'borrowed',
+      { connectionRef, sources: [{ projectId, environment: 'dev' }], target: { secret: {} } },
+      { namespace: other },
+    );
+    const waiting = await h.waitForCondition(
+      'WorkloadSecret',
+      'borrowed',
+      { type: 'Synced', status: 'False', reason: 'ReferenceNotReady' },
+      { namespace: other },
+    );
+    expect(waiting.status?.conditions?.find((c) => c.type === 'Synced')?.message).toContain(
+      `waiting for Connection ${HARNESS_CONNECTION}: it does not exist`,
+    );
+    expect(await h.readSecret('borrowed', { namespace: other })).toBeUndefined();
+  });
+
+  it('reads through a ClusterConnection only from a namespace it admits', async () => {
+    const name = `ws-cc-${randomBytes(3).toString('hex')}`;
+    await h.create('ClusterConnection', name, {
+      url: h.url,
+      auth: { token: { secretRef: { namespace: h.namespace, name: HARNESS_TOKEN_SECRET, key: 'token' } } },
+      allowedNamespaces: { names: [h.namespace] },
+    });
+    await h.waitForReady('ClusterConnection', name);
+    const spec = {
+      connectionRef: { kind: 'ClusterConnection', name },
+      sources: [{ projectId, environment: 'dev', secretPath: '/app/db', include: ['DB_USER'] }],
+      target: { secret: {} },
+    };
+    await h.create('WorkloadSecret', 'via-cluster', spec);
+    await h.waitForReady('WorkloadSecret', 'via-cluster');
+    expect(await h.readSecret('via-cluster')).toEqual({ DB_USER: 'app' });
+    const other = h.namespaces[1] ?? '';
+    await h.create('WorkloadSecret', 'via-cluster', spec, { namespace: other });
+    await h.waitForCondition(
+      'WorkloadSecret',
+      'via-cluster',
+      { type: 'Synced', status: 'False', reason: 'NamespaceNotAllowed' },
+      { namespace: other },
+    );
+    expect(await h.readSecret('via-cluster', { namespace: other })).toBeUndefined();
   });
 });
