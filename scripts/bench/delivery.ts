@@ -190,12 +190,12 @@ async function main(): Promise<void> {
     const { folders, readyMs } = await converge(env, ns, service, operator);
     const floor = await runDeliveryFloor(env, floorNs, folders, {
       kubeconfigPath,
-      workers: workers * 4,
+      workers,
       concurrency,
       log,
     });
     row(
-      `floor: apply → all delivered (${workers * 4} writers: Secret create + status patch)`,
+      `floor: apply → all delivered (${workers} writers as the operator's workers: Secret create + status patch)`,
       `${(floor.readyMs / 1000).toFixed(1)} s`,
     );
     row('operator / floor (apply → all delivered)', (readyMs / floor.readyMs).toFixed(2));
