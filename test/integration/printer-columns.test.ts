@@ -44,7 +44,7 @@ function cell(
   return row?.[table.header.indexOf(column)];
 }
 
-/** Bootstrap, ProjectRole, IdentityAuth, SecretBatch, Integration, CertificateAuthority: one each. */
+/** Bootstrap, ProjectRole, IdentityAuth, SecretBatch, Integration, CertificateAuthority, WorkloadSecret: one each. */
 async function createOneOfTheOtherKinds(): Promise<void> {
   await h.createSecret('cols-password', { password: 'sample-only-password' });
   await h.createSecret('aws', { id: 'AKIA-COLUMNS', secret: 'sample-only' });
@@ -92,6 +92,8 @@ async function createOneOfTheOtherKinds(): Promise<void> {
     validity: '8760h',
     keyAlgorithm: 'EC_prime256v1',
   });
+  const sources = [{ projectRef, environment: 'dev' }];
+  await h.create('WorkloadSecret', 'config', { connectionRef, sources, target: { secret: {} } });
 }
 
 beforeAll(async () => {
