@@ -17,6 +17,7 @@ import { startDevServer, type DevServer } from '../../src/devserver/server.ts';
 import { startOperator, type RunningOperator } from '../../src/operator/start.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
 import { statusCodeOf, waitFor } from '../support/kube.ts';
+import { workloadSecretRestart } from './rbac-workload-secret.ts';
 
 export const scenarioNames = [
   'operator ready and leading',
@@ -25,6 +26,7 @@ export const scenarioNames = [
   'events recorded',
   'deletion removes the finalizer',
   'Connection logs in with a ServiceAccount token (TokenRequest, TokenReview)',
+  'WorkloadSecret delivers and restarts an annotated Deployment',
 ] as const;
 export type ScenarioName = (typeof scenarioNames)[number];
 
@@ -350,6 +352,8 @@ export async function runScenarios(
     'deletion removes the finalizer': () => deletion(run, timeoutMs),
     'Connection logs in with a ServiceAccount token (TokenRequest, TokenReview)': () =>
       serviceAccountLogin(run, timeoutMs),
+    'WorkloadSecret delivers and restarts an annotated Deployment': () =>
+      workloadSecretRestart(run, timeoutMs),
   };
   for (const name of scenarioNames) {
     try {

@@ -9,7 +9,8 @@
  * and holds the leader Lease; a Bootstrap writes its output Secret and creates its Connection, both
  * Ready; a Project and a SecretBatch get Ready and a changed source Secret reaches the service;
  * events are recorded; deleting the SecretBatch removes its finalizer and its key; a Connection logs
- * in with a requested ServiceAccount token (TokenRequest, checked by a TokenReview).
+ * in with a requested ServiceAccount token (TokenRequest, checked by a TokenReview); a WorkloadSecret
+ * delivers and restarts a Deployment that opts in by annotation.
  *
  * Minimal: for every rule of every rendered role, the role is applied without that rule and the
  * scenario named in `ruleNeeds` must fail, with a 403 in the operator's log as the reason. A rule
@@ -97,6 +98,11 @@ const ruleNeeds: { what: string; matches: (rule: V1PolicyRule) => boolean; break
     what: 'TokenReviews: a ServiceAccount token the API server accepts is never sent (AudienceNotAllowed)',
     matches: (r) => has(r.apiGroups, 'authentication.k8s.io') && has(r.resources, 'tokenreviews'),
     breaks: 'Connection logs in with a ServiceAccount token (TokenRequest, TokenReview)',
+  },
+  {
+    what: 'apps workloads: WorkloadSecret rollout restarts list them and patch the pod template',
+    matches: (r) => has(r.apiGroups, 'apps'),
+    breaks: 'WorkloadSecret delivers and restarts an annotated Deployment',
   },
   {
     what: 'Leases: leader election',
