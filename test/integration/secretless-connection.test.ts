@@ -354,6 +354,16 @@ describe('refusals name what did not match', () => {
       /projected is the operator’s own token: a Connection may use it only in the operator’s namespace \(coffer-system-\w+\), not in test-/,
     );
   });
+
+  it('a ServiceAccount that does not exist: no token, retried (ServiceAccountTokenUnavailable)', async () => {
+    const missing = { serviceAccountRef: { name: 'missing', audiences: [AUDIENCE] } };
+    await h.create('Connection', 'no-account', connectionSpec('jwt', identities.jwt, missing));
+    await expectSyncedFalse(
+      'no-account',
+      'ServiceAccountTokenUnavailable',
+      /^cannot request a token for ServiceAccount test-\w+\/missing: serviceaccounts "missing" not found$/,
+    );
+  });
 });
 
 /** Writes `token` to `path` atomically, as the kubelet does (a new file renamed over the old). */
