@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ServiceAccountTokenService } from '../kind-services.ts';
 import {
   jwtLifetime,
+  projectedRereadMs,
   refreshTime,
   ServiceAccountTokenError,
   serviceAccountTokenSupplier,
@@ -124,6 +125,20 @@ describe('serviceAccountTokenSupplier', () => {
     current = tokenAt(now, 600, 'b');
     expect(await supply({ fresh: true })).toBe(current);
     expect(tokens.reviews).toHaveLength(2);
+  });
+
+  it('re-reads a projected file every 5 minutes even when its token lives much longer', async () => {
+    let now = T0;
+    const tokens = fakeTokens(() => tokenAt(T0, 365 * 86_400));
+    const supply = serviceAccountTokenSupplier(projected, tokens, () => now);
+    await supply();
+    now = T0 + projectedRereadMs - 1;
+    await supply();
+    expect(tokens.reads).toBe(1);
+    now = T0 + projectedRereadMs;
+    await supply();
+    expect(tokens.reads).toBe(2);
+    expect(tokens.reviews).toHaveLength(1); // the same token: reviewed once
   });
 
   it('refuses a token the API server itself accepts (AudienceNotAllowed), without the token in the error', async () => {

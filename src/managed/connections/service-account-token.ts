@@ -4,8 +4,8 @@
  * requested from the TokenRequest API for a named ServiceAccount.
  *
  * Caching: a token is kept until about 80% of its lifetime (from its `iat`/`exp` claims, read
- * without verifying) and then re-read or re-requested; `fresh` (after a login 401) always fetches
- * anew. One fetch at a time per supplier.
+ * without verifying), a projected file's for 5 minutes at most, and then re-read or re-requested;
+ * `fresh` (after a login 401) always fetches anew. One fetch at a time per supplier.
  *
  * Confused-deputy guard: before a new token is first handed out, a TokenReview without audiences
  * asks the Kubernetes API server whether it accepts the token itself. If it does, the token is
@@ -47,6 +47,12 @@ const refreshFraction = 0.8;
 const minimumKeepMs = 10_000;
 /** Kept this long when the token carries no `exp`. */
 const unknownLifetimeKeepMs = 60_000;
+/**
+ * A projected file is re-read at least this often: with `--service-account-extend-token-expiration`
+ * the API server stretches a kubelet token's `exp` to a year while the kubelet still rotates the
+ * file hourly, and the file is what to follow.
+ */
+export const projectedRereadMs = 300_000;
 
 /** `iat` and `exp` of a JWT in ms, read without verifying; undefined when absent or unreadable. */
 export function jwtLifetime(token: string): { issuedAt?: number; expiresAt?: number } {
@@ -112,7 +118,11 @@ export function serviceAccountTokenSupplier(
       await guard(source, tokens, token);
       reviewed = token;
     }
-    cached = { token, refreshAt: refreshTime(token, now()) };
+    const refreshAt = refreshTime(token, now());
+    cached = {
+      token,
+      refreshAt: source.kind === 'projected' ? Math.min(refreshAt, now() + projectedRereadMs) : refreshAt,
+    };
     return token;
   }
 
