@@ -90,7 +90,9 @@ function convertChildren(node: SchemaNode, out: SchemaNode, defs: Defs, path: st
       if (!isNode(child)) fail(`${path}.${name}`, 'property schema is not an object');
       converted[name] = convert(child, defs, `${path}.${name}`);
     }
-    out['properties'] = converted;
+    // An object without fields (e.g. a switch such as `jwt.clusterIssuer: {}`) gets no
+    // `properties`: the API server would drop an empty one from the stored CRD.
+    if (Object.keys(converted).length > 0) out['properties'] = converted;
   }
   const additional = node['additionalProperties'];
   if (isNode(additional)) {
