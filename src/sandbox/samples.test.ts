@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { findKind } from '../api/v1alpha1/index.ts';
 import { kindRegistry } from '../controllers/registry.ts';
 import { blockedResources, resourceKey } from './blocked.ts';
-import { planSamples } from './samples.ts';
+import { planSamples, type WireObject } from './samples.ts';
 
 const url = 'http://127.0.0.1:4321';
 
@@ -35,11 +35,21 @@ describe('planSamples (config/samples)', () => {
 
   it('puts namespaced objects in the namespace and leaves cluster-scoped ones alone', () => {
     for (const obj of [...plan.bootstrap, ...plan.samples]) {
-      const clusterScoped = findKind(obj.kind)?.scope === 'Cluster';
+      const clusterScoped = findKind(obj.kind)?.scope === 'Cluster' || obj.kind === 'ClusterRoleBinding';
       expect(obj.metadata.namespace, `${obj.kind}/${obj.metadata.name}`).toBe(
         clusterScoped ? undefined : 'sandbox-ns',
       );
     }
+  });
+
+  it('names the sandbox namespace where the samples name theirs (Kubernetes auth, token reviewer)', () => {
+    const binding = plan.samples.find((o) => o.kind === 'ClusterRoleBinding') as
+      (WireObject & { subjects: { namespace?: string }[] }) | undefined;
+    expect(binding?.subjects.map((s) => s.namespace)).toEqual(['sandbox-ns']);
+    const auth = plan.samples.find((o) => o.kind === 'IdentityAuth');
+    expect(auth?.spec?.['kubernetes']).toMatchObject({ allowedNamespaces: ['sandbox-ns'] });
+    // No issued workload token: nothing publishes a credential of demo-ci into a Secret.
+    expect(auth?.spec?.['credentials']).toBeUndefined();
   });
 
   it('waits for the Connection the Bootstrap produces and for every coffer.dev sample', () => {
@@ -67,7 +77,7 @@ describe('blockedResources', () => {
     expect(blocked).toContain('Project/ns/demo');
     expect(blocked).toContain('ProjectRole/ns/secret-reader');
     expect(blocked).toContain('Identity/ns/demo-ci');
-    expect(blocked).toContain('IdentityAuth/ns/demo-ci-token');
+    expect(blocked).toContain('IdentityAuth/ns/demo-ci-kubernetes');
     expect(blocked).not.toContain('ProjectTemplate//web-service');
     expect(blocked).not.toContain('Bootstrap/ns/coffer');
     expect(blocked).not.toContain('ClusterConnection//coffer');

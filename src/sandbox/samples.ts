@@ -2,8 +2,10 @@
  * The objects `coffer sandbox` applies: the Bootstrap of `config/samples/bootstrap.yaml` (with a
  * fresh password Secret), then every file listed in `config/samples/kustomization.yaml`, in that
  * order. Rewritten for the sandbox: the namespace is set on every namespaced object, service URLs
- * point at the sandbox's devserver, and the ClusterConnection reads the Bootstrap's token from the
- * sandbox namespace and admits only that namespace.
+ * point at the sandbox's devserver, the ClusterConnection reads the Bootstrap's token from the
+ * sandbox namespace and admits only that namespace, and the names of the samples' namespace (the
+ * token reviewer's ClusterRoleBinding subject, Kubernetes auth's allowedNamespaces) become the
+ * sandbox namespace.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -60,15 +62,33 @@ function isCoffer(obj: KubernetesObject): boolean {
   return (obj.apiVersion ?? '').startsWith(`${group}/`);
 }
 
+/** Kubernetes kinds of the samples that are cluster-scoped. */
+const clusterScopedKinds: ReadonlySet<string> = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding']);
+
 function isNamespaced(obj: WireObject): boolean {
-  if (!isCoffer(obj)) return obj.kind !== 'Namespace';
+  if (!isCoffer(obj)) return !clusterScopedKinds.has(obj.kind);
   return findKind(obj.kind)?.scope !== 'Cluster';
+}
+
+/**
+ * What names the samples' namespace inside objects: a ClusterRoleBinding's ServiceAccount
+ * subjects and an IdentityAuth's Kubernetes-auth allowedNamespaces.
+ */
+function localiseNamespaceNames(copy: WireObject, namespace: string): void {
+  if (copy.kind === 'ClusterRoleBinding') {
+    const subjects = (copy['subjects'] ?? []) as { kind?: string; namespace?: string }[];
+    for (const subject of subjects) if (subject.kind === 'ServiceAccount') subject.namespace = namespace;
+  }
+  const kubernetes = copy.kind === 'IdentityAuth' ? copy.spec?.['kubernetes'] : undefined;
+  if (kubernetes && typeof kubernetes === 'object')
+    (kubernetes as Record<string, unknown>)['allowedNamespaces'] = [namespace];
 }
 
 /** Sets the namespace and rewrites what points outside the sandbox. */
 function localise(obj: WireObject, namespace: string, url: string): WireObject {
   const copy = structuredClone(obj);
   if (isNamespaced(copy)) copy.metadata.namespace = namespace;
+  localiseNamespaceNames(copy, namespace);
   const spec = copy.spec;
   if (!isCoffer(copy) || !spec) return copy;
   if (copy.kind === 'Bootstrap' || copy.kind === 'Connection' || copy.kind === 'ClusterConnection')

@@ -161,7 +161,7 @@ describe('samples on the API server', () => {
     });
     const batch = await get('secretbatches', 'demo-app-config');
     expect(batch.spec).toMatchObject({ deletionPolicy: 'Delete', mode: 'upsert', createFolders: true });
-    const auth = await get('identityauths', 'demo-ci-token');
+    const auth = await get('identityauths', 'demo-ci-kubernetes');
     expect(auth.spec).toMatchObject({
       accessTokenNumUsesLimit: 0,
       accessTokenTrustedIps: ['0.0.0.0/0', '::/0'],

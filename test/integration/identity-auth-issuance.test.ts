@@ -1,11 +1,9 @@
-// IdentityAuth issues one credential per rotation step, whatever the cache says: the sample
-// IdentityAuth (token auth, access token in a Secret) reconciled by the generic reconciler
+// IdentityAuth issues one credential per rotation step, whatever the cache says: a token-auth
+// IdentityAuth (access token in a Secret, rotated daily) reconciled by the generic reconciler
 // against the real API server and a devserver, driven step by step so that a reconcile can be
 // handed a stale read (the id recorded, the status with the token not yet) or end before its
 // status is written. The operator runs the Identity kind only, so nothing else reconciles the
 // IdentityAuth objects; each has its own Identity (an identity has one configuration per method).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identityAuthKind } from '../../src/api/v1alpha1/index.ts';
 import { createServiceClient, staticToken } from '../../src/client/index.ts';
@@ -20,7 +18,6 @@ import { ReconcileError } from '../../src/runtime/errors.ts';
 import { createEventRecorder, kubeEventsApi } from '../../src/runtime/events.ts';
 import { ANNOTATION_EXTERNAL_ID, type ObjectPatcher } from '../../src/runtime/object-meta.ts';
 import { createSecretWriter } from '../../src/runtime/secret-writer.ts';
-import { parse } from 'yaml';
 import { pino } from 'pino';
 import { waitFor } from '../support/kube.ts';
 import { HARNESS_CONNECTION, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
@@ -33,9 +30,13 @@ const identityIds: Record<string, string> = {};
 /** Every credential value seen, to check none leaked. */
 const issued: string[] = [];
 
-const sample = parse(
-  readFileSync(join(import.meta.dirname, '..', '..', 'config', 'samples', 'identity-auth.yaml'), 'utf8'),
-) as { spec: Record<string, unknown> };
+/** Token auth with an access token issued into a Secret and replaced every day. */
+const tokenAuth = {
+  method: 'token',
+  accessTokenTTL: 172800,
+  accessTokenMaxTTL: 172800,
+  credentials: { rotateEvery: '24h', overlap: '10m' },
+};
 
 beforeAll(async () => {
   h = await startOperatorHarness({ operator: { kinds: [identityController] } });
@@ -107,14 +108,13 @@ function steppedReconciler() {
   return { levers, reconcile };
 }
 
-/** The sample's spec for the Identity named `name`, publishing into `secretName`. */
+/** The token-auth spec for the Identity named `name`, publishing into `secretName`. */
 function sampleSpec(name: string, secretName: string): Record<string, unknown> {
-  const credentials = sample.spec.credentials as Record<string, unknown>;
   return {
-    ...sample.spec,
+    ...tokenAuth,
     connectionRef: { name: HARNESS_CONNECTION },
     identityRef: { name },
-    credentials: { ...credentials, secretName },
+    credentials: { ...tokenAuth.credentials, secretName },
   };
 }
 

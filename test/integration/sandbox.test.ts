@@ -1,7 +1,8 @@
 /**
  * `coffer sandbox` without its terminal: `startSandbox` starts its own control plane, CRDs,
  * devserver, Bootstrap, operator and the samples; every sample of a kind this build runs a
- * controller for gets Ready, the Bootstrap's Connection is created, the operator log holds no
+ * controller for gets Ready, the Bootstrap's Connection is created, the demo-ci ServiceAccount
+ * logs in as demo-ci through Kubernetes auth (no stored token), the operator log holds no
  * sample secret, kube-controller-manager garbage-collects owned objects, and `stop()` leaves no
  * process, port or directory behind.
  */
@@ -86,6 +87,41 @@ describe('coffer sandbox (in-process)', () => {
     const core = sandbox.cluster.kubeConfig().makeApiClient(CoreV1Api);
     const output = await core.readNamespacedSecret({ namespace: sandbox.namespace, name: 'coffer-admin' });
     expect(Object.keys(output.data ?? {})).toContain('token');
+  });
+
+  it('lets the demo-ci ServiceAccount log in as demo-ci through Kubernetes auth, no token stored', async () => {
+    const kc = sandbox.cluster.kubeConfig();
+    const core = kc.makeApiClient(CoreV1Api);
+    const namespace = sandbox.namespace;
+    const identity = (await kc.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({
+      group: 'coffer.dev',
+      version: 'v1alpha1',
+      plural: 'identities',
+      namespace,
+      name: 'demo-ci',
+    })) as { status?: { id?: string } };
+    const login = async (name: string) => {
+      const request = await core.createNamespacedServiceAccountToken({
+        namespace,
+        name,
+        body: { spec: { audiences: ['coffer'], expirationSeconds: 600 } },
+      });
+      const res = await fetch(`${sandbox.devserver.url}/api/v1/auth/kubernetes-auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ identityId: identity.status?.id, jwt: request.status?.token }),
+      });
+      return { status: res.status, body: (await res.json()) as { accessToken?: string; message?: string } };
+    };
+    // A real TokenReview on the sandbox's API server, made with the reviewer token of the samples.
+    const ok = await login('demo-ci');
+    expect(ok.status, ok.body.message).toBe(200);
+    expect(ok.body.accessToken).toEqual(expect.any(String));
+    const other = await login('coffer-token-reviewer');
+    expect(other).toMatchObject({ status: 401, body: { message: 'Access denied: K8s name not allowed.' } });
+    // No Secret of the namespace holds a credential of demo-ci.
+    const secrets = await core.listNamespacedSecret({ namespace });
+    expect(secrets.items.map((item) => item.metadata?.name)).not.toContain('demo-ci-token');
   });
 
   it('keeps secret values out of the operator log', async () => {

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { timeBoundCases } from './crds-time-cases.ts';
+import { tokenAuthVariant } from './identity-auth-token-spec.ts';
 
 export const repoRoot = join(import.meta.dirname, '..', '..');
 export const samplesDir = join(repoRoot, 'config', 'samples');
@@ -62,7 +63,7 @@ export interface BadObjectCase {
   readonly zodMessage?: string;
 }
 
-const identityAuthToken = (edit: (spec: Spec) => void): Spec => variant('IdentityAuth', edit);
+const identityAuthToken = (edit: (s: Spec) => void) => tokenAuthVariant(sampleSpec('IdentityAuth'), edit);
 const at = (spec: Spec, path: string): Spec => path.split('.').reduce((node, key) => node[key] as Spec, spec);
 
 /** At least 15 invalid objects across kinds: types, bounds, exactly-one-of, TTLs, immutability, enums. */

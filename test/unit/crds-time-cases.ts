@@ -1,6 +1,7 @@
 // Invalid times and durations (see src/api/v1alpha1/time-bounds.ts), for the shared table of
 // crds-cases.ts: bounds the CRD enforces, so no computed time can exceed what can be stored.
 import { sampleSpec, type BadObjectCase } from './crds-cases.ts';
+import { tokenAuthVariant } from './identity-auth-token-spec.ts';
 
 type Spec = Record<string, unknown>;
 
@@ -59,7 +60,7 @@ export function timeBoundCases(): BadObjectCase[] {
     {
       reason: 'IdentityAuth rotating less often than every ten years',
       kind: 'IdentityAuth',
-      spec: variant('IdentityAuth', (s) => {
+      spec: tokenAuthVariant(sampleSpec('IdentityAuth'), (s) => {
         (s['credentials'] as Spec)['rotateEvery'] = '87601h';
       }),
       apiMessage: 'credentials.rotateEvery must be at most 87600h',

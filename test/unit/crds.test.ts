@@ -101,7 +101,7 @@ describe('samples', () => {
     '%s parses with its zod schema and has no unknown fields',
     (_name, object) => {
       if (object.apiVersion !== 'coffer.dev/v1alpha1') {
-        expect(['Secret']).toContain(object.kind);
+        expect(['Secret', 'ServiceAccount', 'ClusterRoleBinding', 'Deployment']).toContain(object.kind);
         return;
       }
       const kind = findKind(object.kind);

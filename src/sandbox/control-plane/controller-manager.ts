@@ -16,9 +16,15 @@ import { probeHttps, waitUntilReady } from './readiness.ts';
 /**
  * The controllers started by default: the namespace controller empties a deleted namespace and
  * finishes it; the garbage collector removes dependents by ownerReferences (foreground and
- * orphan deletion, and what a background deletion leaves behind).
+ * orphan deletion, and what a background deletion leaves behind); the token controller fills
+ * Secrets of type kubernetes.io/service-account-token.
  */
-export const defaultControllers: readonly string[] = ['namespace-controller', 'garbage-collector-controller'];
+export const defaultControllers: readonly string[] = [
+  'namespace-controller',
+  'garbage-collector-controller',
+  // Fills kubernetes.io/service-account-token Secrets (the samples' Kubernetes-auth token reviewer).
+  'serviceaccount-token-controller',
+];
 
 /** What {@link startControllerManager} needs from the control plane it joins. */
 export interface ControllerManagerSetup {
