@@ -136,7 +136,13 @@ describe('Helm chart charts/coffer', () => {
         { name: 'coffer-token', mountPath: '/var/run/secrets/coffer.dev/serviceaccount', readOnly: true },
       ]);
       expect(pod?.volumes?.[0]).toMatchObject({ name: 'tmp', emptyDir: {} });
-      expect(container.resources?.requests).toMatchObject({ cpu: '50m', memory: '128Mi' });
+      expect(container.resources?.requests).toMatchObject({ cpu: '50m', memory: '256Mi' });
+      expect(container.resources?.limits).toMatchObject({ memory: '384Mi' });
+      // The V8 flags the benchmark measures (scripts/bench/operator.ts, --node-options default).
+      expect(container.env).toContainEqual({
+        name: 'NODE_OPTIONS',
+        value: '--max-semi-space-size=1 --max-old-space-size=256',
+      });
       expect(container.image).toBe('ghcr.io/coffer-dev/coffer:0.1.0');
     });
 
