@@ -140,6 +140,28 @@ describe('WorkloadSecret sources', () => {
     expect(await h.readSecret('raw')).toEqual({ REF: '${C}/${prod.PROD_KEY}/${dev.app.db.DB_USER}/${NOPE}' });
   });
 
+  it('includes the folder imports with expandReferences (own keys win), not without', async () => {
+    await folder('dev', '/', 'imp');
+    await put('dev', '/imp', { C: value('imp-c') });
+    const created = await fetch(`${h.url}/api/v1/secret-imports`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${h.admin.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        workspaceId: projectId,
+        environment: 'dev',
+        path: '/imp',
+        import: { environment: 'dev', path: '/app/db' },
+      }),
+    });
+    expect(created.status).toBe(200);
+    await createWorkloadSecret('imported', { sources: [source({ secretPath: '/imp' })] });
+    expect(await h.readSecret('imported')).toEqual({ C: value('imp-c'), DB_USER: 'app', DB_DEBUG: 'true' });
+    await createWorkloadSecret('not-imported', {
+      sources: [source({ secretPath: '/imp', expandReferences: false })],
+    });
+    expect(await h.readSecret('not-imported')).toEqual({ C: value('imp-c') });
+  });
+
   it('delivers a change made in the service (its change event)', async () => {
     const before = (await h.get('WorkloadSecret', 'merged'))?.status?.contentHash;
     await put('dev', '/', { A: value('root-a2') });

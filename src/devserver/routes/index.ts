@@ -26,6 +26,7 @@ import { projectLookupRoutes } from './project-lookups.ts';
 import { projectRoutes } from './projects.ts';
 import { roleLookupRoutes } from './role-lookups.ts';
 import { roleRoutes } from './roles.ts';
+import { secretImportRoutes } from './secret-imports.ts';
 import { secretBatchRoutes } from './secrets-batch.ts';
 import { secretRoutes } from './secrets.ts';
 import { templateRoutes } from './templates.ts';
@@ -54,6 +55,7 @@ export function apiRoutes(app: DevApp): RouteDef[] {
     ...integrationRoutes(app),
     ...secretRoutes(app),
     ...secretBatchRoutes(app),
+    ...secretImportRoutes(app),
     ...folderRoutes(app),
     ...folderLookupRoutes(app),
     ...eventRoutes(app),

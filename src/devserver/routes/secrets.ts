@@ -9,6 +9,7 @@ import type { DevApp } from '../app.ts';
 import { notFound, permissionDenied } from '../domain/errors.ts';
 import { can, relevantRules } from '../domain/permission-rules.ts';
 import { normalizeSecretPath, type Scope, type SecretView } from '../domain/secret-model.ts';
+import { importsOf } from '../domain/secret-imports.ts';
 import { expandFolder } from '../domain/secret-references.ts';
 import { SecretNameSchema } from '../domain/validation.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
@@ -98,7 +99,42 @@ function listSecrets(app: DevApp, ctx: RequestContext): unknown {
     throw permissionDenied('describeSecret', 'secrets', relevantRules(rules, 'describeSecret', 'secrets'));
   }
   const shown = q.expandSecretReferences ? expandedViews(app, scope, visible) : visible;
-  return { secrets: shown.map((s) => withVisibility(rules, s, q.viewSecretValue)), imports: [] };
+  const secrets = shown.map((s) => withVisibility(rules, s, q.viewSecretValue));
+  const folders = [...new Set([normalizeSecretPath(q.secretPath), ...all.map((s) => s.secretPath)])];
+  const imports = q.include_imports ? importedSecrets(app, { scope, rules, folders }, q) : [];
+  return { secrets, imports };
+}
+
+/**
+ * The secrets the listed folders import, one entry per import in position order (a later one
+ * wins for the client): those the caller may see (values as for the folder's own secrets),
+ * references expanded in the imported folder when asked. An import of a folder gone since lists
+ * nothing.
+ */
+function importedSecrets(
+  app: DevApp,
+  at: { scope: Scope; rules: ReturnType<typeof resolveScope>['rules']; folders: readonly string[] },
+  q: { viewSecretValue: boolean; expandSecretReferences: boolean },
+): unknown[] {
+  const { scope, rules } = at;
+  const records = at.folders.flatMap((path) => importsOf(app).list(scope.projectId, scope.environment, path));
+  const readable = (source: Scope, path: string): SecretView[] => {
+    try {
+      return app.secrets.listSecrets(source, { path }).filter((s) => canDescribe(rules, s));
+    } catch {
+      return [];
+    }
+  };
+  return records.map((record) => {
+    const source = { ...scope, environment: record.importEnvironment };
+    const views = readable(source, record.importPath);
+    const shown = q.expandSecretReferences ? expandedViews(app, source, views) : views;
+    return {
+      secretPath: record.importPath,
+      environment: record.importEnvironment,
+      secrets: shown.map((s) => withVisibility(rules, s, q.viewSecretValue)),
+    };
+  });
 }
 
 /** `views` with their references expanded, folder by folder (`secret-references.ts`). */
