@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { timeBoundCases } from './crds-time-cases.ts';
+import { serviceAccountLoginCases } from './crds-connection-cases.ts';
 import { tokenAuthVariant } from './identity-auth-token-spec.ts';
 
 export const repoRoot = join(import.meta.dirname, '..', '..');
@@ -89,66 +90,7 @@ export const badObjects: readonly BadObjectCase[] = [
     apiMessage: 'auth: set exactly one of token, universalAuth, kubernetes, jwt or oidc',
     zodMessage: 'auth: set exactly one of token, universalAuth, kubernetes, jwt or oidc',
   },
-  {
-    reason: 'Connection with both token and kubernetes auth',
-    kind: 'Connection',
-    spec: variant('Connection', (s) => {
-      at(s, 'auth')['kubernetes'] = { identityId: 'id', serviceAccountToken: { projected: {} } };
-    }),
-    apiMessage: 'auth: set exactly one of token, universalAuth, kubernetes, jwt or oidc',
-    zodMessage: 'auth: set exactly one of token, universalAuth, kubernetes, jwt or oidc',
-  },
-  {
-    reason: 'Connection with a ServiceAccount token from both sources',
-    kind: 'Connection',
-    spec: variant('Connection', (s) => {
-      s['auth'] = {
-        jwt: {
-          identityId: 'id',
-          serviceAccountToken: { projected: {}, serviceAccountRef: { name: 'app', audiences: ['coffer'] } },
-        },
-      };
-    }),
-    apiMessage: 'serviceAccountToken: set exactly one of projected or serviceAccountRef',
-    zodMessage: 'serviceAccountToken: set exactly one of projected or serviceAccountRef',
-  },
-  {
-    reason: 'Connection with a ServiceAccount token from no source',
-    kind: 'Connection',
-    spec: variant('Connection', (s) => {
-      s['auth'] = { oidc: { identityId: 'id', serviceAccountToken: {} } };
-    }),
-    apiMessage: 'serviceAccountToken: set exactly one of projected or serviceAccountRef',
-    zodMessage: 'serviceAccountToken: set exactly one of projected or serviceAccountRef',
-  },
-  {
-    reason: 'Connection requesting a ServiceAccount token shorter than the API server allows',
-    kind: 'Connection',
-    spec: variant('Connection', (s) => {
-      s['auth'] = {
-        kubernetes: {
-          identityId: 'id',
-          serviceAccountToken: {
-            serviceAccountRef: { name: 'app', audiences: ['coffer'], expirationSeconds: 60 },
-          },
-        },
-      };
-    }),
-    apiMessage: 'should be greater than or equal to 600',
-  },
-  {
-    reason: 'Connection requesting a ServiceAccount token without audiences',
-    kind: 'Connection',
-    spec: variant('Connection', (s) => {
-      s['auth'] = {
-        kubernetes: {
-          identityId: 'id',
-          serviceAccountToken: { serviceAccountRef: { name: 'app', audiences: [] } },
-        },
-      };
-    }),
-    apiMessage: 'should have at least 1 items',
-  },
+  ...serviceAccountLoginCases(),
   {
     reason: 'Connection with requestsPerMinute as a string (wrong type)',
     kind: 'Connection',
