@@ -127,7 +127,7 @@ function summary(
     project,
     environment: source.environment,
     secretPath: source.secretPath,
-    count: secrets.length,
+    count: new Set(secrets.map((s) => s.secretKey)).size,
     ...(secrets.length > 0 ? { latestVersion } : {}),
     ...(latestUpdate ? { latestUpdate } : {}),
   };
