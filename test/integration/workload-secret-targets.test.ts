@@ -178,6 +178,31 @@ describe('WorkloadSecret targets', () => {
     });
   });
 
+  it('replaces an immutable Secret (delete and create) when the content changes', async () => {
+    await h.create('WorkloadSecret', 'frozen', {
+      connectionRef,
+      sources: [{ projectRef: { name: 'shop' }, environment: 'dev', include: ['DB_USER'] }],
+      target: { secret: { immutable: true } },
+    });
+    await h.waitForReady('WorkloadSecret', 'frozen');
+    const first = await h.core.readNamespacedSecret({ namespace: h.namespace, name: 'frozen' });
+    expect(first.immutable).toBe(true);
+    await h.patch('WorkloadSecret', 'frozen', {
+      spec: { template: { data: { USER: 'user={{ DB_USER }}' } } },
+    });
+    const replaced = await waitFor(
+      async () => {
+        const now = await h.core
+          .readNamespacedSecret({ namespace: h.namespace, name: 'frozen' })
+          .catch(() => undefined);
+        return now && now.metadata?.uid !== first.metadata?.uid ? now : undefined;
+      },
+      { timeoutMs: 20_000, message: 'the immutable Secret to be replaced' },
+    );
+    expect(replaced.immutable).toBe(true);
+    expect(await h.readSecret('frozen')).toEqual({ USER: 'user=app' });
+  });
+
   it('Orphan: no owner reference of ours; the targets stay when the resource is deleted', async () => {
     await h.create('WorkloadSecret', 'orphan', {
       connectionRef,
