@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectController } from '../../src/controllers/project/index.ts';
+import { createCertificateAuthority } from '../../src/sandbox/control-plane/certs.ts';
 import { waitFor } from '../support/kube.ts';
 import {
   HARNESS_CONNECTION,
@@ -196,6 +197,24 @@ describe('WorkloadSecret templates', () => {
       timeoutMs: 20_000,
       message: 'the source keys beside the templated ones',
     });
+  });
+
+  it('builds a kubernetes.io/tls Secret from a PEM bundle with the PEM filters', async () => {
+    const ca = await createCertificateAuthority('ws-test');
+    await folder('dev', '/', 'tls');
+    await put('dev', '/tls', { BUNDLE: `${ca.keyPem}\n${ca.certPem}` });
+    await createWorkloadSecret('tls', {
+      sources: [source({ secretPath: '/tls' })],
+      target: { secret: { type: 'kubernetes.io/tls' } },
+      template: {
+        data: { 'tls.crt': '{{ BUNDLE | pemCertificates }}', 'tls.key': '{{ BUNDLE | pemPrivateKey }}' },
+      },
+    });
+    const secret = await h.core.readNamespacedSecret({ namespace: h.namespace, name: 'tls' });
+    expect(secret.type).toBe('kubernetes.io/tls');
+    const data = await h.readSecret('tls');
+    expect(data?.['tls.crt']?.trim()).toBe(ca.certPem.trim());
+    expect(data?.['tls.key']?.trim()).toBe(ca.keyPem.trim());
   });
 
   it('reports a template error with its key, line and column, terminal, and delivers nothing new', async () => {
