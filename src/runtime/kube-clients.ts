@@ -1,6 +1,7 @@
 /**
  * The few typed Kubernetes calls the operator makes outside its informers — reading, creating,
- * replacing and deleting a Secret, reading a ConfigMap, reading and writing one custom object —
+ * replacing and deleting a Secret or a ConfigMap (WorkloadSecret targets), reading and writing one
+ * custom object —
  * as plain-JSON requests (`kubeRequest`) with the signatures of `@kubernetes/client-node`'s
  * `CoreV1Api` and `CustomObjectsApi`.
  *
