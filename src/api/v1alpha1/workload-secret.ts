@@ -243,7 +243,7 @@ export const workloadSecretStatus = z
           project: z.string().max(256).describe('Id of the project read.'),
           environment: z.string().max(64).describe('Environment slug.'),
           secretPath: z.string().max(1024).describe('Folder read.'),
-          count: z.int().min(0).describe('Keys this source contributed after include/exclude.'),
+          count: z.int().min(0).describe('Distinct keys this source contributed after include/exclude.'),
           latestVersion: z
             .int()
             .min(0)
