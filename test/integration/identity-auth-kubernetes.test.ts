@@ -4,7 +4,8 @@
 // server's /.well-known/openid-configuration and /openid/v1/jwks (JWT auth). Kubernetes auth is
 // attached with the operator's own API server and CA (kubernetesHost unset), its drift corrected,
 // updated and revoked on delete; logins pass for the bound ServiceAccount and fail for another
-// namespace, name or audience. No token appears in status, events or logs.
+// namespace, name or audience; a Connection with auth.kubernetes / auth.jwt and a requested token
+// of the bound ServiceAccount gets Ready through them. No token appears in status, events or logs.
 import { createHash, createPublicKey, randomBytes, type JsonWebKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { OpenidApi, RbacAuthorizationV1Api, WellKnownApi } from '@kubernetes/client-node';
@@ -202,6 +203,41 @@ describe('IdentityAuth method kubernetes', () => {
     expect(res.status).toBe(200);
   });
 
+  it('lets a Connection log in through it with a requested token, nothing stored', async () => {
+    await h.create('Connection', 'as-workload-k8s', {
+      url: h.url,
+      auth: {
+        kubernetes: {
+          identityId: identityId(),
+          serviceAccountToken: { serviceAccountRef: { name: 'workload', audiences: ['coffer'] } },
+        },
+      },
+    });
+    await h.waitForReady('Connection', 'as-workload-k8s', { timeoutMs: 60_000 });
+    await h.delete('Connection', 'as-workload-k8s');
+  });
+
+  it('refuses a Connection whose ServiceAccount the IdentityAuth does not name, saying so', async () => {
+    await h.create('Connection', 'as-reviewer-k8s', {
+      url: h.url,
+      auth: {
+        kubernetes: {
+          identityId: identityId(),
+          serviceAccountToken: { serviceAccountRef: { name: 'reviewer', audiences: ['coffer'] } },
+        },
+      },
+    });
+    const refused = await h.waitForCondition(
+      'Connection',
+      'as-reviewer-k8s',
+      { type: 'Ready', status: 'False', reason: 'InvalidCredentials' },
+      { timeoutMs: 60_000 },
+    );
+    const ready = refused.status?.conditions?.find((c) => c.type === 'Ready');
+    expect(ready?.message).toContain('Access denied: K8s name not allowed.');
+    await h.delete('Connection', 'as-reviewer-k8s');
+  });
+
   it('revokes the method when deleted', async () => {
     await h.delete('IdentityAuth', 'k8s');
     await h.waitForDeletion('IdentityAuth', 'k8s');
@@ -287,6 +323,20 @@ describe('IdentityAuth jwt.clusterIssuer', () => {
     });
     const ok = await login('jwt-auth', identityId(), await tokenFor(h.namespace, 'workload', ['coffer']));
     expect(ok.status).toBe(200);
+  });
+
+  it('lets a Connection log in through it with auth.jwt', async () => {
+    await h.create('Connection', 'as-workload-jwt', {
+      url: h.url,
+      auth: {
+        jwt: {
+          identityId: identityId(),
+          serviceAccountToken: { serviceAccountRef: { name: 'workload', audiences: ['coffer'] } },
+        },
+      },
+    });
+    await h.waitForReady('Connection', 'as-workload-jwt', { timeoutMs: 60_000 });
+    await h.delete('Connection', 'as-workload-jwt');
   });
 
   it('leaks no ServiceAccount token into status, events or logs', async () => {
