@@ -118,10 +118,18 @@ async function converge(env: BenchEnv, ns: string, service: Service, operator: O
     `${stats.requests.total} (${(stats.requests.total / n).toFixed(2)} per WorkloadSecret)`,
   );
   row('operator RSS peak (VmHWM) after delivery', mib(peakRssBytes('operator')));
-  const metrics = await operator.metrics();
+  // /metrics answers within 5 s or not at all; a busy operator may miss it: say so, go on.
+  const metrics = await operator.metrics().catch((error: unknown) => {
+    log(
+      `cannot read the operator's metrics (${String(error)}); operator log tail:\n${operator.log().slice(-2000)}`,
+    );
+    return undefined;
+  });
   row(
     'operator RSS / heap used after delivery',
-    `${mib(sumMetric(metrics, 'process_resident_memory_bytes'))} / ${mib(sumMetric(metrics, 'nodejs_heap_size_used_bytes'))}`,
+    metrics === undefined
+      ? 'no answer from /metrics'
+      : `${mib(sumMetric(metrics, 'process_resident_memory_bytes'))} / ${mib(sumMetric(metrics, 'nodejs_heap_size_used_bytes'))}`,
   );
   return { projects, folders, readyMs };
 }
