@@ -193,9 +193,22 @@ describe('Helm chart charts/coffer', () => {
       expect(byResource.get('clusterconnections/status')).toEqual(['patch']);
       expect(byResource.get('secretbatches/finalizers')).toEqual(['update']);
       expect(byResource.get('secrets')).toEqual(['get', 'list', 'watch', 'create', 'update', 'delete']);
-      expect(byResource.get('configmaps')).toEqual(['get', 'list', 'watch']);
+      // WorkloadSecret targets: Secrets and ConfigMaps it creates; rollout restarts patch workloads.
+      expect(byResource.get('configmaps')).toEqual(['get', 'list', 'watch', 'create', 'update', 'delete']);
+      expect(byResource.get('deployments')).toEqual(['list', 'patch']);
       expect(byResource.get('namespaces')).toEqual(['list', 'watch']);
-      expect(new Set(resourcesOf(role.rules).filter((r) => !r.includes('/'))).size).toBe(12 + 4);
+      // Secretless login: TokenRequest for a named ServiceAccount, TokenReview for the audience guard.
+      expect(byResource.get('serviceaccounts/token')).toEqual(['create']);
+      expect(byResource.get('tokenreviews')).toEqual(['create']);
+      const beyondKinds = ['secrets', 'configmaps', 'deployments', 'statefulsets', 'daemonsets', 'events'];
+      expect(new Set(resourcesOf(role.rules).filter((r) => !r.includes('/')))).toEqual(
+        new Set([
+          ...kindRegistry.map((r) => r.definition.plural),
+          ...beyondKinds,
+          'tokenreviews',
+          'namespaces',
+        ]),
+      );
       // No delete on coffer.dev objects, create and update only on Connections (Bootstrap), no wildcard.
       const verbs = (role.rules ?? []).flatMap((r) => r.verbs);
       expect(verbs).not.toContain('*');
@@ -305,6 +318,8 @@ describe('Helm chart charts/coffer', () => {
       'projecttemplates',
       'projecttemplates/finalizers',
       'projecttemplates/status',
+      // Cluster-scoped: the audience guard of a ClusterConnection's requested tokens.
+      'tokenreviews',
     ]);
     only(objects, 'ClusterRoleBinding', 'coffer-cluster');
     // Events about cluster-scoped objects land in "default": only that is granted there.

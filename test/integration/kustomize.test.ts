@@ -212,7 +212,10 @@ describe('kustomize bases in config/', () => {
     const configMap = objects[0] as KubernetesObject & { data: Record<string, string> };
     expect(configMap.metadata).toMatchObject({ name: 'argocd-cm', namespace: 'argocd' });
     const keys = Object.keys(configMap.data);
-    expect(keys).toHaveLength(12);
+    // One health script per kind, keyed by group_Kind as Argo CD looks it up.
+    expect(keys.map((k) => k.replace('resource.customizations.health.', '')).sort()).toEqual(
+      kindRegistry.map((r) => `coffer.dev_${r.definition.kind}`).sort(),
+    );
     for (const key of keys) {
       const kind = key.replace('resource.customizations.health.', '');
       expect(configMap.data[key]).toBe(readFileSync(join(repo, 'config/argocd', kind, 'health.lua'), 'utf8'));
