@@ -270,6 +270,21 @@ export const workloadSecretStatus = z
       })
       .optional()
       .describe('The last rollout restart caused by a content change.'),
+    pendingRestart: z
+      .object({
+        contentHash: z.string().max(64).describe('Content hash the restart is for (the delivered one).'),
+        fromHash: z
+          .string()
+          .max(64)
+          .describe('Content hash before the burst of changes (a burst back to it restarts nothing).'),
+        notBefore: z.iso
+          .datetime({ offset: true })
+          .describe('When the debounce ends and the workloads are restarted.'),
+      })
+      .optional()
+      .describe(
+        'A rollout restart waiting for its debounce; kept here so that it survives an operator restart.',
+      ),
   })
   .describe('Observed state: hashes, counts and key names of the delivered content, never values.');
 export type WorkloadSecretStatus = z.output<typeof workloadSecretStatus>;

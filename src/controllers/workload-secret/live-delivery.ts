@@ -49,6 +49,7 @@ export class LiveDelivery {
     const status = outcome.status && {
       ...outcome.status,
       ...(rollout.lastRestart ? { lastRestart: rollout.lastRestart } : {}),
+      ...(rollout.pendingRestart ? { pendingRestart: rollout.pendingRestart } : {}),
     };
     return {
       ...outcome,

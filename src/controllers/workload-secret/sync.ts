@@ -43,7 +43,10 @@ function targetsText(delivery: Delivery): string {
   return delivery.targets.map((t) => `${t.kind} ${t.name}`).join(' and ');
 }
 
-/** Status fields after `delivery`; `lastRestart` (written by the rollout) is carried over. */
+/**
+ * Status fields after `delivery`; `lastRestart` (written by the rollout) is carried over, and
+ * `pendingRestart` is left to the rollout (`live-delivery.ts`): absent unless it sets it again.
+ */
 export function statusAfter(
   previous: Partial<WorkloadSecretStatusFields> | undefined,
   delivery: Delivery,

@@ -7,8 +7,13 @@
  * - The hash compared is the last one this operator delivered (in memory), else
  *   `status.contentHash`: a status read from a cache that lags behind never restarts twice.
  * - A burst that ends with the content it started from restarts nothing.
- * - A pending restart lives in memory: an operator restart during the debounce loses it (the
- *   content is already delivered; the pods pick it up at their next restart).
+ * - A pending restart is kept in memory and recorded in `status.pendingRestart` (hash it is for,
+ *   hash before the burst, not-before time). An operator that has no memory of the resource (it
+ *   just started, or just became leader) takes the pending restart from status and carries it
+ *   out when due, so an operator restart during the debounce loses nothing.
+ * - Exactly once per workload: a workload whose pod template already carries the delivered hash
+ *   (`coffer.dev/content-hash`) is not restarted again (a restart patched before a crash, before
+ *   its status was written, is not repeated).
  */
 import { parseDuration } from '../../../runtime/duration.ts';
 import type { EventInput } from '../../../runtime/events.ts';
@@ -49,7 +54,18 @@ export interface RolloutSubject {
       readonly debounce?: string | undefined;
     };
   };
-  readonly status?: { readonly contentHash?: string; readonly lastRestart?: LastRestart };
+  readonly status?: {
+    readonly contentHash?: string;
+    readonly lastRestart?: LastRestart;
+    readonly pendingRestart?: PendingRestart;
+  };
+}
+
+/** `status.pendingRestart`: a restart waiting for its debounce. */
+export interface PendingRestart {
+  readonly contentHash: string;
+  readonly fromHash: string;
+  readonly notBefore: string;
 }
 
 /** What the sync reports: status field, when to look again, events. */
@@ -58,6 +74,8 @@ export interface RolloutOutcome {
   readonly lastRestart?: LastRestart;
   /** A restart is pending: look again after this long. */
   readonly requeueAfterMs?: number;
+  /** The pending restart to record in status (absent: none pending). */
+  readonly pendingRestart?: PendingRestart;
   readonly events: EventInput[];
 }
 
@@ -80,19 +98,30 @@ export class RolloutRestarts {
   async afterDelivery(obj: RolloutSubject, delivered: Delivered, now: Date): Promise<RolloutOutcome> {
     const key = requestKey({ namespace: obj.metadata.namespace, name: obj.metadata.name });
     const recorded = obj.status?.lastRestart ? { lastRestart: obj.status.lastRestart } : {};
+    const known = this.delivered.has(key);
     const previous = this.delivered.get(key) ?? obj.status?.contentHash;
     this.delivered.set(key, delivered.hash);
-    let pending = this.pending.get(key);
-    if (previous !== undefined && previous !== delivered.hash) {
+    let pending = known ? this.pending.get(key) : pendingOf(obj.status?.pendingRestart);
+    if (previous !== undefined && previous !== delivered.hash)
       pending = { from: pending?.from ?? previous, dueAt: now.getTime() + debounceMsOf(obj) };
-      this.pending.set(key, pending);
-    }
+    if (pending) this.pending.set(key, pending);
     if (!pending) return { ...recorded, events: [] };
-    if (now.getTime() < pending.dueAt)
-      return { ...recorded, requeueAfterMs: pending.dueAt - now.getTime(), events: [] };
+    if (now.getTime() < pending.dueAt) {
+      const pendingRestart = {
+        contentHash: delivered.hash,
+        fromHash: pending.from,
+        notBefore: new Date(pending.dueAt).toISOString(),
+      };
+      return { ...recorded, pendingRestart, requeueAfterMs: pending.dueAt - now.getTime(), events: [] };
+    }
+    if (pending.from === delivered.hash) {
+      this.pending.delete(key);
+      return { ...recorded, events: [] };
+    }
+    // Forgotten only once done: a failed restart is tried again at the next delivery.
+    const outcome = await this.restart(obj, delivered, now);
     this.pending.delete(key);
-    if (pending.from === delivered.hash) return { ...recorded, events: [] };
-    return this.restart(obj, delivered, now);
+    return outcome;
   }
 
   /** `obj` is gone. */
@@ -106,7 +135,8 @@ export class RolloutRestarts {
     const namespace = obj.metadata.namespace ?? '';
     const listed = (await Promise.all(workloadKinds.map((kind) => this.api.list(namespace, kind)))).flat();
     const named = obj.spec.rollout?.workloads ?? [];
-    const { selected, missing } = selectWorkloads(listed, named, delivered.targets);
+    const { selected: wanted, missing } = selectWorkloads(listed, named, delivered.targets);
+    const selected = wanted.filter((w) => w.restartedFor !== delivered.hash);
     const time = now.toISOString();
     const annotations = { [ANNOTATION_RESTARTED_AT]: time, [ANNOTATION_CONTENT_HASH]: delivered.hash };
     for (const workload of selected)
@@ -129,6 +159,12 @@ export class RolloutRestarts {
       return { ...(obj.status?.lastRestart ? { lastRestart: obj.status.lastRestart } : {}), events };
     return { lastRestart: { time, workloads }, events };
   }
+}
+
+function pendingOf(recorded: PendingRestart | undefined): Pending | undefined {
+  if (!recorded) return undefined;
+  const dueAt = Date.parse(recorded.notBefore);
+  return Number.isNaN(dueAt) ? undefined : { from: recorded.fromHash, dueAt };
 }
 
 function debounceMsOf(obj: RolloutSubject): number {

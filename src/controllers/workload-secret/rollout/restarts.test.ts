@@ -38,7 +38,11 @@ describe('RolloutRestarts', () => {
       { kind: 'DaemonSet', name: 'agent', reloadSecrets: 'other' },
     ]);
     const rollout = new RolloutRestarts(api);
-    expect((await rollout.afterDelivery(obj, { hash: 'h1', targets }, at(0))).requeueAfterMs).toBe(5000);
+    const first = await rollout.afterDelivery(obj, { hash: 'h1', targets }, at(0));
+    expect(first).toMatchObject({
+      requeueAfterMs: 5000,
+      pendingRestart: { contentHash: 'h1', fromHash: 'h0', notBefore: at(5000).toISOString() },
+    });
     expect((await rollout.afterDelivery(obj, { hash: 'h2', targets }, at(3000))).requeueAfterMs).toBe(5000);
     expect((await rollout.afterDelivery(obj, { hash: 'h2', targets }, at(5000))).requeueAfterMs).toBe(3000);
     expect(api.patches).toEqual([]);
@@ -83,5 +87,39 @@ describe('RolloutRestarts', () => {
     );
     expect(out.lastRestart).toEqual(recorded);
     expect(out.events.map((e) => e.reason)).toEqual(['RolloutWorkloadNotFound']);
+  });
+
+  it('takes a pending restart from status after an operator restart and carries it out once', async () => {
+    const api = new FakeApi([
+      { kind: 'Deployment', name: 'web' },
+      { kind: 'StatefulSet', name: 'db', reloadSecrets: 'app-config', restartedFor: 'h1' },
+    ]);
+    const pendingRestart = { contentHash: 'h1', fromHash: 'h0', notBefore: at(5000).toISOString() };
+    const recorded = { ...obj, status: { contentHash: 'h1', pendingRestart } };
+    // A new operator before the debounce ends: it waits for the rest of it, recording it again.
+    const early = await new RolloutRestarts(api).afterDelivery(recorded, { hash: 'h1', targets }, at(2000));
+    expect(early).toMatchObject({ requeueAfterMs: 3000, pendingRestart });
+    expect(api.patches).toEqual([]);
+    // Another new operator after it: restarts, skipping the workload already restarted for h1.
+    const rollout = new RolloutRestarts(api);
+    const done = await rollout.afterDelivery(recorded, { hash: 'h1', targets }, at(6000));
+    expect(done.pendingRestart).toBeUndefined();
+    expect(done.lastRestart?.workloads).toEqual(['Deployment/web']);
+    expect(api.patches.map((p) => p.name)).toEqual(['web']);
+    // The status read from a lagging cache still shows the pending restart: nothing more.
+    await rollout.afterDelivery(recorded, { hash: 'h1', targets }, at(7000));
+    expect(api.patches).toHaveLength(1);
+  });
+
+  it('forgets a recorded pending restart whose burst came back to where it started', async () => {
+    const api = new FakeApi([{ kind: 'Deployment', name: 'web' }]);
+    const pendingRestart = { contentHash: 'h1', fromHash: 'h0', notBefore: at(5000).toISOString() };
+    const recorded = { ...obj, status: { contentHash: 'h1', pendingRestart } };
+    const rollout = new RolloutRestarts(api);
+    const back = await rollout.afterDelivery(recorded, { hash: 'h0', targets }, at(6000));
+    expect(back.pendingRestart?.fromHash).toBe('h0');
+    const out = await rollout.afterDelivery(recorded, { hash: 'h0', targets }, at(12_000));
+    expect(out.pendingRestart).toBeUndefined();
+    expect(api.patches).toEqual([]);
   });
 });

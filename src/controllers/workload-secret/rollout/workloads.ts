@@ -33,6 +33,8 @@ export interface WorkloadRef {
   readonly kind: WorkloadKind;
   readonly name: string;
   readonly reloadSecrets?: string;
+  /** The content hash its pod template was last restarted for (`coffer.dev/content-hash`). */
+  readonly restartedFor?: string;
 }
 
 /** Kubernetes access for restarts (an interface so the logic is testable without a cluster). */
@@ -45,8 +47,13 @@ export interface WorkloadApi {
   ): Promise<void>;
 }
 
+interface Metadata {
+  name?: string;
+  annotations?: Record<string, string>;
+}
+
 interface Listed {
-  items?: { metadata?: { name?: string; annotations?: Record<string, string> } }[];
+  items?: { metadata?: Metadata; spec?: { template?: { metadata?: Metadata } } }[];
 }
 
 function pathOf(namespace: string, kind: WorkloadKind, name?: string): string {
@@ -61,7 +68,13 @@ export function appsWorkloadApi(request: (req: KubeRequest) => Promise<unknown>)
       const listed = (await request({ method: 'GET', path: pathOf(namespace, kind) })) as Listed;
       return (listed.items ?? []).map((item) => {
         const reloadSecrets = item.metadata?.annotations?.[ANNOTATION_RELOAD_SECRETS];
-        return { kind, name: item.metadata?.name ?? '', ...(reloadSecrets ? { reloadSecrets } : {}) };
+        const restartedFor = item.spec?.template?.metadata?.annotations?.[ANNOTATION_CONTENT_HASH];
+        return {
+          kind,
+          name: item.metadata?.name ?? '',
+          ...(reloadSecrets ? { reloadSecrets } : {}),
+          ...(restartedFor ? { restartedFor } : {}),
+        };
       });
     },
     async annotateTemplate(target, annotations) {
