@@ -98,13 +98,7 @@ export class RolloutRestarts {
   async afterDelivery(obj: RolloutSubject, delivered: Delivered, now: Date): Promise<RolloutOutcome> {
     const key = requestKey({ namespace: obj.metadata.namespace, name: obj.metadata.name });
     const recorded = obj.status?.lastRestart ? { lastRestart: obj.status.lastRestart } : {};
-    const known = this.delivered.has(key);
-    const previous = this.delivered.get(key) ?? obj.status?.contentHash;
-    this.delivered.set(key, delivered.hash);
-    let pending = known ? this.pending.get(key) : pendingOf(obj.status?.pendingRestart);
-    if (previous !== undefined && previous !== delivered.hash)
-      pending = { from: pending?.from ?? previous, dueAt: now.getTime() + debounceMsOf(obj) };
-    if (pending) this.pending.set(key, pending);
+    const pending = this.pendingAfter(key, obj, delivered.hash, now);
     if (!pending) return { ...recorded, events: [] };
     if (now.getTime() < pending.dueAt) {
       const pendingRestart = {
@@ -122,6 +116,21 @@ export class RolloutRestarts {
     const outcome = await this.restart(obj, delivered, now);
     this.pending.delete(key);
     return outcome;
+  }
+
+  /**
+   * The pending restart of `key` once `hash` is delivered: from memory, or from status when this
+   * operator has no memory of the resource; a change of hash (re)starts the debounce.
+   */
+  private pendingAfter(key: string, obj: RolloutSubject, hash: string, now: Date): Pending | undefined {
+    const known = this.delivered.has(key);
+    const previous = this.delivered.get(key) ?? obj.status?.contentHash;
+    this.delivered.set(key, hash);
+    let pending = known ? this.pending.get(key) : pendingOf(obj.status?.pendingRestart);
+    if (previous !== undefined && previous !== hash)
+      pending = { from: pending?.from ?? previous, dueAt: now.getTime() + debounceMsOf(obj) };
+    if (pending) this.pending.set(key, pending);
+    return pending;
   }
 
   /** `obj` is gone. */
