@@ -2,18 +2,58 @@
  * `coffer sandbox` without its terminal: `startSandbox` starts its own control plane, CRDs,
  * devserver, Bootstrap, operator and the samples; every sample of a kind this build runs a
  * controller for gets Ready, the Bootstrap's Connection is created, the demo-ci ServiceAccount
- * logs in as demo-ci through Kubernetes auth (no stored token), the operator log holds no
- * sample secret, kube-controller-manager garbage-collects owned objects, and `stop()` leaves no
+ * logs in as demo-ci through Kubernetes auth (no stored token), the WorkloadSecret sample delivers
+ * the demo project's config into its Secret and a change in the service updates it and restarts
+ * the sample Deployment demo-app exactly once, the operator log holds no sample secret, kube-controller-manager garbage-collects owned objects, and `stop()` leaves no
  * process, port or directory behind.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { createServiceClient, staticToken } from '../../src/client/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { statusCodeOf } from '../../src/sandbox/control-plane/cluster.ts';
 import type { Sandbox } from '../../src/sandbox/sandbox.ts';
 import { startSandbox } from '../../src/sandbox/start.ts';
 import type { ResourceState } from '../../src/sandbox/status.ts';
 import { waitFor } from '../support/wait-for.ts';
+
+/** A value written into the service by the test: it must reach the Secret, never the log. */
+const welcome = `sandbox-welcome-${randomBytes(6).toString('hex')}`;
+const RESTARTED_AT = 'coffer.dev/restarted-at';
+
+interface WorkloadSecretStatus {
+  pendingRestart?: unknown;
+  lastRestart?: { time: string; workloads: string[] };
+}
+
+/** The coffer.dev object `name` of `plural` in the sandbox namespace. */
+async function cofferObject<T>(sandbox: Sandbox, plural: string, name: string): Promise<T> {
+  const custom = sandbox.cluster.kubeConfig().makeApiClient(CustomObjectsApi);
+  const namespace = sandbox.namespace;
+  const at = { group: 'coffer.dev', version: 'v1alpha1', plural, namespace, name };
+  return (await custom.getNamespacedCustomObject(at)) as T;
+}
+
+/** Writes `key` into dev:/app of the demo project through the devserver API, as the admin. */
+async function putDemoValue(sandbox: Sandbox, key: string, value: string): Promise<void> {
+  const core = sandbox.cluster.kubeConfig().makeApiClient(CoreV1Api);
+  const output = await core.readNamespacedSecret({ namespace: sandbox.namespace, name: 'coffer-admin' });
+  const token = Buffer.from(output.data?.['token'] ?? '', 'base64').toString('utf8');
+  const project = await cofferObject<{ status?: { id?: string } }>(sandbox, 'projects', 'demo');
+  const client = createServiceClient({ baseUrl: sandbox.devserver.url, auth: staticToken(token) });
+  try {
+    await client.secrets.batchUpdate({
+      workspaceId: project.status?.id ?? '',
+      environment: 'dev',
+      secretPath: '/app',
+      mode: 'upsert',
+      secrets: [{ secretKey: key, secretValue: value }],
+    });
+  } finally {
+    await client.close();
+  }
+}
 
 /** Command lines of live processes that mention `text`. */
 function processesMentioning(text: string): string[] {
@@ -124,6 +164,51 @@ describe('coffer sandbox (in-process)', () => {
     expect(secrets.items.map((item) => item.metadata?.name)).not.toContain('demo-ci-token');
   });
 
+  it('delivers the demo config into demo-app-env; a change restarts demo-app exactly once', async () => {
+    const kc = sandbox.cluster.kubeConfig();
+    const core = kc.makeApiClient(CoreV1Api);
+    const apps = kc.makeApiClient(AppsV1Api);
+    const namespace = sandbox.namespace;
+    const keys = async () => {
+      const secret = await core.readNamespacedSecret({ namespace, name: 'demo-app-env' });
+      return Object.keys(secret.data ?? {}).sort();
+    };
+    const status = async () =>
+      (await cofferObject<{ status?: WorkloadSecretStatus }>(sandbox, 'workloadsecrets', 'demo-app-env'))
+        .status ?? {};
+    const demoApp = () => apps.readNamespacedDeployment({ namespace, name: 'demo-app' });
+    const sampleKeys = ['API_KEY', 'DATABASE_URL', 'LOG_LEVEL', 'app.yaml'];
+    // Keys only (never values): the SecretBatch sample's keys and the templated app.yaml.
+    await waitFor(async () => (await keys()).join() === sampleKeys.join(), {
+      timeoutMs: 60_000,
+      message: 'demo-app-env to hold the keys of dev:/app and app.yaml',
+    });
+    // Settled: no restart pending from the samples' own start (the SecretBatch writing late).
+    await waitFor(async () => (await status()).pendingRestart === undefined, { timeoutMs: 60_000 });
+    const before = await demoApp();
+    const restartedBefore = before.spec?.template?.metadata?.annotations?.[RESTARTED_AT];
+
+    await putDemoValue(sandbox, 'WELCOME_MESSAGE', welcome);
+    await waitFor(async () => (await keys()).includes('WELCOME_MESSAGE'), {
+      timeoutMs: 60_000,
+      message: 'the new key in demo-app-env',
+    });
+    const last = await waitFor(
+      async () => {
+        const s = await status();
+        return s.pendingRestart === undefined && s.lastRestart?.time !== restartedBefore
+          ? s.lastRestart
+          : undefined;
+      },
+      { timeoutMs: 60_000, message: 'the restart of demo-app, recorded in status' },
+    );
+    expect(last.workloads).toEqual(['Deployment/demo-app']);
+    const after = await demoApp();
+    expect(after.spec?.template?.metadata?.annotations?.[RESTARTED_AT]).toBe(last.time);
+    // Exactly once: one pod template change, and none is pending any more.
+    expect(after.metadata?.generation).toBe((before.metadata?.generation ?? 0) + 1);
+  }, 150_000);
+
   it('keeps secret values out of the operator log', async () => {
     const core = sandbox.cluster.kubeConfig().makeApiClient(CoreV1Api);
     const output = await core.readNamespacedSecret({ namespace: sandbox.namespace, name: 'coffer-admin' });
@@ -131,7 +216,7 @@ describe('coffer sandbox (in-process)', () => {
     const log = readFileSync(sandbox.operatorLogPath, 'utf8');
     expect(log.length).toBeGreaterThan(0);
     expect(token.length).toBeGreaterThan(10);
-    for (const value of [token, 'sample-only@db.demo.svc', 'sample-api-key-not-real'])
+    for (const value of [token, 'sample-only@db.demo.svc', 'sample-api-key-not-real', welcome])
       expect(log.includes(value), 'a secret value is in the operator log').toBe(false);
   });
 
