@@ -1,7 +1,9 @@
 // WorkloadSecret against the real control plane and a devserver over HTTP: sources merged in
 // order with collisions listed by key, recursive folders, include/exclude, reference expansion,
 // templates (a key and a whole document, errors with their position), and every bad-input case
-// (SourceNotFound leaving an existing target as it is, TemplateError, InvalidKey, TooLarge).
+// (SourceNotFound leaving an existing target as it is, TemplateError, InvalidKey, TooLarge; the
+// CRD's refusals are in bad-input-cases.yaml, connections of other namespaces in
+// workload-secret-access.test.ts).
 // No secret value may appear in status, events or the operator's log.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +12,6 @@ import { createCertificateAuthority } from '../../src/sandbox/control-plane/cert
 import { waitFor } from '../support/kube.ts';
 import {
   HARNESS_CONNECTION,
-  HARNESS_TOKEN_SECRET,
   startOperatorHarness,
   type CofferObject,
   type OperatorHarness,
@@ -39,7 +40,7 @@ async function folder(environment: string, path: string, name: string): Promise<
 }
 
 beforeAll(async () => {
-  h = await startOperatorHarness({ operator: { kinds: [projectController] }, extraNamespaces: [{}] });
+  h = await startOperatorHarness({ operator: { kinds: [projectController] } });
   await h.create('Project', 'shop', {
     connectionRef,
     name: 'Shop',
@@ -248,7 +249,17 @@ describe('WorkloadSecret bad input', () => {
     return obj.status?.conditions?.find((c) => c.type === 'Synced')?.message ?? '';
   }
 
-  it('waits with SourceNotFound for a missing environment or folder, delivering nothing', async () => {
+  it('waits with SourceNotFound for a missing project, environment or folder, delivering nothing', async () => {
+    const missingProjects = {
+      'no-project-id': { projectId: '5f7c0a4e-0000-4000-8000-000000000000', environment: 'dev' },
+      'no-project-slug': { projectSlug: 'no-such-project', environment: 'dev' },
+    };
+    for (const [name, missing] of Object.entries(missingProjects))
+      await h.create('WorkloadSecret', name, { connectionRef, sources: [missing], target: { secret: {} } });
+    expect(await waitForSynced('no-project-id', 'SourceNotFound')).toContain(
+      'project 5f7c0a4e-0000-4000-8000-000000000000',
+    );
+    expect(await waitForSynced('no-project-slug', 'SourceNotFound')).toContain('project no-such-project');
     await h.create('WorkloadSecret', 'no-env', {
       connectionRef,
       sources: [source({ environment: 'staging' })],
@@ -261,8 +272,9 @@ describe('WorkloadSecret bad input', () => {
       target: { secret: {} },
     });
     expect(await waitForSynced('no-folder', 'SourceNotFound')).toContain('path /missing');
-    expect(await h.readSecret('no-env')).toBeUndefined();
-    expect(await h.readSecret('no-folder')).toBeUndefined();
+    // No empty Secret: nothing is created while a source is missing.
+    for (const name of ['no-project-id', 'no-project-slug', 'no-env', 'no-folder'])
+      expect(await h.readSecret(name)).toBeUndefined();
   });
 
   it('leaves an existing target as it is when a source goes missing, and resumes when it is back', async () => {
@@ -317,77 +329,5 @@ describe('WorkloadSecret bad input', () => {
     });
     expect(await waitForSynced('too-large', 'TooLarge')).toContain(`${2 * half.length} bytes`);
     expect(await h.readSecret('too-large')).toBeUndefined();
-  });
-
-  it('is refused by the CRD schema when a source names no or two projects, or no target', async () => {
-    const refused = async (spec: Record<string, unknown>) =>
-      h
-        .create('WorkloadSecret', `invalid-${randomBytes(3).toString('hex')}`, { connectionRef, ...spec })
-        .then(
-          () => 'accepted',
-          (error: unknown) => String((error as { body?: unknown }).body ?? error),
-        );
-    expect(await refused({ sources: [{ environment: 'dev' }], target: { secret: {} } })).toContain(
-      'exactly one of projectRef, projectId or projectSlug',
-    );
-    expect(
-      await refused({
-        sources: [{ projectId: 'a', projectSlug: 'b', environment: 'dev' }],
-        target: { secret: {} },
-      }),
-    ).toContain('exactly one of projectRef, projectId or projectSlug');
-    expect(await refused({ sources: [source({})], target: {} })).toContain(
-      'target must set secret, configMap or both',
-    );
-    expect(await refused({ sources: [], target: { secret: {} } })).toContain('sources');
-  });
-});
-
-describe('WorkloadSecret connections', () => {
-  it("never reads through another namespace's Connection", async () => {
-    const other = h.namespaces[1] ?? '';
-    await h.create(
-      'WorkloadSecret',
-      'borrowed',
-      { connectionRef, sources: [{ projectId, environment: 'dev' }], target: { secret: {} } },
-      { namespace: other },
-    );
-    const waiting = await h.waitForCondition(
-      'WorkloadSecret',
-      'borrowed',
-      { type: 'Synced', status: 'False', reason: 'ReferenceNotReady' },
-      { namespace: other },
-    );
-    expect(waiting.status?.conditions?.find((c) => c.type === 'Synced')?.message).toContain(
-      `waiting for Connection ${HARNESS_CONNECTION}: it does not exist`,
-    );
-    expect(await h.readSecret('borrowed', { namespace: other })).toBeUndefined();
-  });
-
-  it('reads through a ClusterConnection only from a namespace it admits', async () => {
-    const name = `ws-cc-${randomBytes(3).toString('hex')}`;
-    await h.create('ClusterConnection', name, {
-      url: h.url,
-      auth: { token: { secretRef: { namespace: h.namespace, name: HARNESS_TOKEN_SECRET, key: 'token' } } },
-      allowedNamespaces: { names: [h.namespace] },
-    });
-    await h.waitForReady('ClusterConnection', name);
-    const spec = {
-      connectionRef: { kind: 'ClusterConnection', name },
-      sources: [{ projectId, environment: 'dev', secretPath: '/app/db', include: ['DB_USER'] }],
-      target: { secret: {} },
-    };
-    await h.create('WorkloadSecret', 'via-cluster', spec);
-    await h.waitForReady('WorkloadSecret', 'via-cluster');
-    expect(await h.readSecret('via-cluster')).toEqual({ DB_USER: 'app' });
-    const other = h.namespaces[1] ?? '';
-    await h.create('WorkloadSecret', 'via-cluster', spec, { namespace: other });
-    await h.waitForCondition(
-      'WorkloadSecret',
-      'via-cluster',
-      { type: 'Synced', status: 'False', reason: 'NamespaceNotAllowed' },
-      { namespace: other },
-    );
-    expect(await h.readSecret('via-cluster', { namespace: other })).toBeUndefined();
   });
 });

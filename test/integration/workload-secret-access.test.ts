@@ -1,0 +1,112 @@
+// A WorkloadSecret never reads through credentials of another namespace (real control plane,
+// devserver over HTTP). Its connectionRef has no namespace (the CRD refuses one, see
+// bad-input-cases.yaml): a Connection is looked up in the WorkloadSecret's own namespace only, so
+// naming namespace A's Connection from namespace B waits with ReferenceNotReady; a ClusterConnection
+// that does not admit B is refused with NamespaceNotAllowed. Either way the reason says why, no
+// target is created and the service is not read at all; the same source read from an admitted
+// namespace is delivered.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectController } from '../../src/controllers/project/index.ts';
+import {
+  HARNESS_CONNECTION,
+  HARNESS_TOKEN_SECRET,
+  startOperatorHarness,
+  type OperatorHarness,
+} from '../support/operator.ts';
+
+let h: OperatorHarness;
+let projectId = '';
+let other = '';
+const value = `wsa${randomBytes(6).toString('hex')}`;
+
+/** Requests that read secrets or folders of the service (what a delivery reads). */
+function serviceReads(): number {
+  const byRoute = h.devserver.stats.snapshot().requests.byRoute;
+  return Object.entries(byRoute)
+    .filter(([route]) => route.startsWith('GET ') && /secrets|folders|imports/.test(route))
+    .reduce((sum, [, count]) => sum + count, 0);
+}
+
+function syncedMessage(obj: { status?: { conditions?: { type: string; message?: string }[] } }): string {
+  return obj.status?.conditions?.find((c) => c.type === 'Synced')?.message ?? '';
+}
+
+beforeAll(async () => {
+  h = await startOperatorHarness({ operator: { kinds: [projectController] }, extraNamespaces: [{}] });
+  other = h.namespaces[1] ?? '';
+  await h.create('Project', 'shop', {
+    connectionRef: { name: HARNESS_CONNECTION },
+    name: 'Shop',
+    slug: `shop-${randomBytes(3).toString('hex')}`,
+    environments: [{ name: 'Development', slug: 'dev' }],
+    deletionPolicy: 'Delete',
+  });
+  projectId = (await h.waitForReady('Project', 'shop')).status?.id ?? '';
+  await h.service.secrets.batchUpdate({
+    workspaceId: projectId,
+    environment: 'dev',
+    secretPath: '/',
+    mode: 'upsert',
+    secrets: [{ secretKey: 'DB_PASSWORD', secretValue: value }],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+describe('WorkloadSecret credentials stay in their namespace', () => {
+  it("never reads through another namespace's Connection", async () => {
+    const before = serviceReads();
+    const spec = {
+      connectionRef: { name: HARNESS_CONNECTION },
+      sources: [{ projectId, environment: 'dev' }],
+      target: { secret: {} },
+    };
+    await h.create('WorkloadSecret', 'borrowed', spec, { namespace: other });
+    const waiting = await h.waitForCondition(
+      'WorkloadSecret',
+      'borrowed',
+      { type: 'Synced', status: 'False', reason: 'ReferenceNotReady' },
+      { namespace: other },
+    );
+    expect(syncedMessage(waiting)).toContain(
+      `waiting for Connection ${HARNESS_CONNECTION}: it does not exist`,
+    );
+    expect(await h.readSecret('borrowed', { namespace: other })).toBeUndefined();
+    expect(serviceReads()).toBe(before);
+  });
+
+  it('reads through a ClusterConnection only from a namespace it admits', async () => {
+    const name = `ws-cc-${randomBytes(3).toString('hex')}`;
+    await h.create('ClusterConnection', name, {
+      url: h.url,
+      auth: { token: { secretRef: { namespace: h.namespace, name: HARNESS_TOKEN_SECRET, key: 'token' } } },
+      allowedNamespaces: { names: [h.namespace] },
+    });
+    await h.waitForReady('ClusterConnection', name);
+    const spec = {
+      connectionRef: { kind: 'ClusterConnection', name },
+      sources: [{ projectId, environment: 'dev' }],
+      target: { secret: {} },
+    };
+    const before = serviceReads();
+    await h.create('WorkloadSecret', 'via-cluster', spec, { namespace: other });
+    const refused = await h.waitForCondition(
+      'WorkloadSecret',
+      'via-cluster',
+      { type: 'Synced', status: 'False', reason: 'NamespaceNotAllowed' },
+      { namespace: other },
+    );
+    expect(syncedMessage(refused)).toContain(`ClusterConnection ${name} does not allow namespace ${other}`);
+    expect(await h.readSecret('via-cluster', { namespace: other })).toBeUndefined();
+    expect(serviceReads()).toBe(before);
+    // The same spec in the admitted namespace reads and delivers (so a read would have shown).
+    await h.create('WorkloadSecret', 'via-cluster', spec);
+    await h.waitForReady('WorkloadSecret', 'via-cluster');
+    expect(await h.readSecret('via-cluster')).toEqual({ DB_PASSWORD: value });
+    expect(serviceReads()).toBeGreaterThan(before);
+    expect(h.logs()).not.toContain(value);
+  });
+});
