@@ -4,9 +4,14 @@
 // naming namespace A's Connection from namespace B waits with ReferenceNotReady; a ClusterConnection
 // that does not admit B is refused with NamespaceNotAllowed. Either way the reason says why, no
 // target is created and the service is not read at all; the same source read from an admitted
-// namespace is delivered.
+// namespace is delivered. And reading as a workload identity never gives more than that
+// identity's rights: a Connection logged in with an IdentityAuth's issued token delivers what a
+// project viewer may read, and an identity that is no member of the project is refused
+// (Forbidden), delivering nothing.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { identityAuthController } from '../../src/controllers/identity-auth/index.ts';
+import { identityController } from '../../src/controllers/identity/index.ts';
 import { projectController } from '../../src/controllers/project/index.ts';
 import {
   HARNESS_CONNECTION,
@@ -33,7 +38,8 @@ function syncedMessage(obj: { status?: { conditions?: { type: string; message?: 
 }
 
 beforeAll(async () => {
-  h = await startOperatorHarness({ operator: { kinds: [projectController] }, extraNamespaces: [{}] });
+  const kinds = [projectController, identityController, identityAuthController];
+  h = await startOperatorHarness({ operator: { kinds }, extraNamespaces: [{}] });
   other = h.namespaces[1] ?? '';
   await h.create('Project', 'shop', {
     connectionRef: { name: HARNESS_CONNECTION },
@@ -107,6 +113,55 @@ describe('WorkloadSecret credentials stay in their namespace', () => {
     await h.waitForReady('WorkloadSecret', 'via-cluster');
     expect(await h.readSecret('via-cluster')).toEqual({ DB_PASSWORD: value });
     expect(serviceReads()).toBeGreaterThan(before);
+    expect(h.logs()).not.toContain(value);
+  });
+
+  it("reads with a workload identity's own rights: a viewer's token delivers, a non-member's is refused", async () => {
+    const connectionRef = { name: HARNESS_CONNECTION };
+    const suffix = randomBytes(3).toString('hex');
+    const member = (projectMemberships: unknown[]) => ({
+      connectionRef,
+      role: 'no-access',
+      projectMemberships,
+    });
+    await h.create('Identity', 'viewer', {
+      ...member([{ projectRef: { name: 'shop' }, roles: [{ role: 'viewer' }] }]),
+      name: `viewer-${suffix}`,
+    });
+    await h.create('Identity', 'outsider', { ...member([]), name: `outsider-${suffix}` });
+    for (const name of ['viewer', 'outsider']) {
+      await h.waitForReady('Identity', name);
+      await h.create('IdentityAuth', name, {
+        connectionRef,
+        identityRef: { name },
+        method: 'token',
+        accessTokenTTL: 3600,
+        accessTokenMaxTTL: 3600,
+        credentials: { secretName: `${name}-token` },
+      });
+      await h.waitForReady('IdentityAuth', name);
+      await h.create('Connection', name, {
+        url: h.url,
+        auth: { token: { secretRef: { name: `${name}-token`, key: 'accessToken' } } },
+      });
+      await h.waitForReady('Connection', name);
+    }
+    const spec = (name: string) => ({
+      connectionRef: { name },
+      sources: [{ projectId, environment: 'dev' }],
+      target: { secret: {} },
+    });
+    await h.create('WorkloadSecret', 'as-viewer', spec('viewer'));
+    await h.waitForReady('WorkloadSecret', 'as-viewer');
+    expect(await h.readSecret('as-viewer')).toEqual({ DB_PASSWORD: value });
+    await h.create('WorkloadSecret', 'as-outsider', spec('outsider'));
+    const refused = await h.waitForCondition('WorkloadSecret', 'as-outsider', {
+      type: 'Synced',
+      status: 'False',
+      reason: 'Forbidden',
+    });
+    expect(syncedMessage(refused)).not.toContain(value);
+    expect(await h.readSecret('as-outsider')).toBeUndefined();
     expect(h.logs()).not.toContain(value);
   });
 });
