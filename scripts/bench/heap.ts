@@ -94,3 +94,187 @@ export function heapSummaryText(summary: { total: number; groups: HeapGroup[] },
     .map((g) => `  ${mib(g.bytes).padStart(11)}  ${g.count.toLocaleString('en').padStart(9)}  ${g.name}`);
   return [`  ${mib(summary.total).padStart(11)}  total self size`, ...lines].join('\n');
 }
+
+/** What the code of one script costs: its source text and the compiled functions it defines. */
+export interface ScriptCost {
+  /** The script's URL (a bundle chunk is labelled with its largest inputs, see `chunkLabels`). */
+  readonly name: string;
+  readonly sourceBytes: number;
+  /** Functions (SharedFunctionInfo) of the script in the heap, compiled or not. */
+  readonly functions: number;
+  /** Their metadata, bytecode, constant pools, feedback and machine code. */
+  readonly codeBytes: number;
+}
+
+interface Graph {
+  readonly json: SnapshotJson & { readonly edges: number[] };
+  readonly fields: number;
+  readonly edgeFields: number;
+  readonly firstEdge: Uint32Array;
+  readonly nodeTypes: string[];
+  readonly edgeTypes: string[];
+}
+
+function graphOf(path: string): Graph {
+  const json = JSON.parse(readFileSync(path, 'utf8')) as Graph['json'];
+  const meta = json.snapshot.meta as unknown as {
+    node_fields: string[];
+    edge_fields: string[];
+    node_types: [string[]];
+    edge_types: [string[]];
+  };
+  const fields = meta.node_fields.length;
+  const edgeCountAt = meta.node_fields.indexOf('edge_count');
+  const firstEdge = new Uint32Array(json.nodes.length / fields + 1);
+  for (let k = 0, e = 0; k < json.nodes.length / fields; k++) {
+    firstEdge[k] = e;
+    e += (json.nodes[k * fields + edgeCountAt] ?? 0) * meta.edge_fields.length;
+  }
+  return {
+    json,
+    fields,
+    edgeFields: meta.edge_fields.length,
+    firstEdge,
+    nodeTypes: meta.node_types[0],
+    edgeTypes: meta.edge_types[0],
+  };
+}
+
+/** The named (`internal`, `property`…) and indexed edges of node `k`: [edge name, target node]. */
+function edgesOf(g: Graph, k: number): [string, number][] {
+  const out: [string, number][] = [];
+  const count = g.json.nodes[k * g.fields + 4] ?? 0;
+  for (let i = 0; i < count; i++) {
+    const at = (g.firstEdge[k] ?? 0) + i * g.edgeFields;
+    const type = g.edgeTypes[g.json.edges[at] ?? 0] ?? '';
+    const nameOrIndex = g.json.edges[at + 1] ?? 0;
+    const name =
+      type === 'element' || type === 'hidden' ? `#${nameOrIndex}` : (g.json.strings[nameOrIndex] ?? '');
+    out.push([name, (g.json.edges[at + 2] ?? 0) / g.fields]);
+  }
+  return out;
+}
+
+/**
+ * Code by script: every SharedFunctionInfo (a `code` node with a `script` edge) is charged to its
+ * script with the code-type nodes only it leads to (scope info, bytecode and its constant pool,
+ * feedback metadata, machine code); each script's source string is charged to it too. Closures,
+ * contexts and the objects the code created are not code and stay out.
+ */
+export function summariseHeapByScript(path: string, labels = chunkLabels()): ScriptCost[] {
+  const g = graphOf(path);
+  const claimed = new Set<number>();
+  const costs = new Map<number, { sourceBytes: number; functions: number; codeBytes: number }>();
+  for (let k = 0; k < g.json.nodes.length / g.fields; k++) {
+    if (nodeOf(g, k).type !== 'code') continue;
+    const script = scriptOf(g, k);
+    if (script === undefined) continue;
+    const source = edgesOf(g, script).find(([name]) => name === 'source');
+    const cost = costs.get(script) ?? {
+      sourceBytes: source ? nodeOf(g, source[1]).size : 0,
+      functions: 0,
+      codeBytes: 0,
+    };
+    costs.set(script, cost);
+    cost.functions += 1;
+    cost.codeBytes += claimCode(g, k, claimed);
+  }
+  return [...costs]
+    .map(([script, cost]) => ({ name: labelled(nodeOf(g, script).name, labels), ...cost }))
+    .sort((a, b) => b.sourceBytes + b.codeBytes - (a.sourceBytes + a.codeBytes));
+}
+
+function nodeOf(g: Graph, k: number): { type: string; name: string; size: number } {
+  return {
+    type: g.nodeTypes[g.json.nodes[k * g.fields] ?? 0] ?? '',
+    name: g.json.strings[g.json.nodes[k * g.fields + 1] ?? 0] ?? '',
+    size: g.json.nodes[k * g.fields + 3] ?? 0,
+  };
+}
+
+/** The script node of function `k`, if `k` is a function (SharedFunctionInfo). */
+function scriptOf(g: Graph, k: number): number | undefined {
+  return edgesOf(g, k).find(([name]) => name === 'script')?.[1];
+}
+
+/** Self sizes of function `start` and the code nodes it leads to that no one claimed yet. */
+function claimCode(g: Graph, start: number, claimed: Set<number>): number {
+  let bytes = 0;
+  const stack = [start];
+  while (stack.length > 0) {
+    const at = stack.pop() as number;
+    if (claimed.has(at)) continue;
+    claimed.add(at);
+    bytes += nodeOf(g, at).size;
+    const next = edgesOf(g, at).filter(
+      ([name, to]) =>
+        name !== 'script' &&
+        nodeOf(g, to).type === 'code' &&
+        !claimed.has(to) &&
+        scriptOf(g, to) === undefined,
+    );
+    for (const [, to] of next) stack.push(to);
+  }
+  return bytes;
+}
+
+/** The `top` scripts as text lines: `  1.23 MiB source  2.34 MiB code  1,234 functions  name`. */
+export function heapByScriptText(costs: readonly ScriptCost[], top = 20): string {
+  const mib = (b: number) => `${(b / 1024 / 1024).toFixed(2)} MiB`;
+  const sum = (pick: (c: ScriptCost) => number) => costs.reduce((s, c) => s + pick(c), 0);
+  const lines = costs
+    .slice(0, top)
+    .map(
+      (c) =>
+        `  ${mib(c.sourceBytes).padStart(10)} source ${mib(c.codeBytes).padStart(10)} code ` +
+        `${c.functions.toLocaleString('en').padStart(7)} functions  ${c.name}`,
+    );
+  const total =
+    `  ${mib(sum((c) => c.sourceBytes)).padStart(10)} source ${mib(sum((c) => c.codeBytes)).padStart(10)} code ` +
+    `${sum((c) => c.functions)
+      .toLocaleString('en')
+      .padStart(7)} functions  all ${costs.length} scripts`;
+  return [total, ...lines].join('\n');
+}
+
+/** Where `npm run build` leaves esbuild's metafile (scripts/build.ts). */
+export const buildMetafilePath = join(
+  import.meta.dirname,
+  '..',
+  '..',
+  'node_modules',
+  '.cache',
+  'coffer',
+  'build-meta.json',
+);
+
+/** Bundle chunk file name → its three largest inputs (packages or source folders). */
+export function chunkLabels(metafile = buildMetafilePath): Map<string, string> {
+  const labels = new Map<string, string>();
+  let meta: { outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }> };
+  try {
+    meta = JSON.parse(readFileSync(metafile, 'utf8')) as typeof meta;
+  } catch {
+    return labels;
+  }
+  for (const [output, { inputs }] of Object.entries(meta.outputs)) {
+    const byOrigin = new Map<string, number>();
+    for (const [input, { bytesInOutput }] of Object.entries(inputs)) {
+      const pkg =
+        /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? input.split('/').slice(0, 3).join('/');
+      byOrigin.set(pkg, (byOrigin.get(pkg) ?? 0) + bytesInOutput);
+    }
+    const top = [...byOrigin]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3)
+      .map(([origin, bytes]) => `${origin} ${(bytes / 1024).toFixed(0)}k`);
+    labels.set(output.split('/').at(-1) ?? output, top.join(', '));
+  }
+  return labels;
+}
+
+function labelled(scriptName: string, labels: Map<string, string>): string {
+  const file = scriptName.split('/').at(-1) ?? scriptName;
+  const label = labels.get(file);
+  return label ? `${file} (${label})` : scriptName || '(no name)';
+}

@@ -21,8 +21,11 @@
  * namespace of the same control plane with `floor-controller.ts` (as `npm run bench:floor`),
  * with as many writers as the operator has workers on the kinds involved, and prints the ratio.
  * `--heap-snapshots`: heap snapshots of the operator at start and after convergence, summarised
- * by object type (`heap.ts`; the files stay in the run's directory).
+ * by object type and code by script (`heap.ts`; the files are kept in $TMPDIR/coffer-heap-snapshots).
  */
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { tryParseDuration } from '../../src/runtime/duration.ts';
@@ -31,7 +34,14 @@ import { sumMetric, type OperatorProcess } from '../../test/support/processes.ts
 import { apiServerRequests, requestsText } from './apiserver-requests.ts';
 import { cpuSnapshot, cpuText, peakRssBytes, pidsOf } from './cpu.ts';
 import { runFloor } from './floor-run.ts';
-import { heapSnapshotNodeArgs, heapSummaryText, summariseHeapSnapshot, takeHeapSnapshot } from './heap.ts';
+import {
+  heapByScriptText,
+  heapSnapshotNodeArgs,
+  heapSummaryText,
+  summariseHeapByScript,
+  summariseHeapSnapshot,
+  takeHeapSnapshot,
+} from './heap.ts';
 import { measureBudget, measureWithoutEvents } from './operator-phases.ts';
 import {
   driftRestoreLatencies,
@@ -159,9 +169,15 @@ async function heapSnapshot(env: BenchEnv, when: string): Promise<void> {
   if (!values['heap-snapshots']) return;
   const [pid] = pidsOf('operator');
   if (pid === undefined) throw new Error('cannot take a heap snapshot: no operator process found');
-  const path = await takeHeapSnapshot(pid, env.dir);
+  const taken = await takeHeapSnapshot(pid, env.dir);
+  // The run's directory goes when the benchmark ends; the snapshots stay for DevTools.
+  const keptDir = join(tmpdir(), 'coffer-heap-snapshots');
+  mkdirSync(keptDir, { recursive: true });
+  const path = join(keptDir, basename(taken));
+  copyFileSync(taken, path);
   log(`heap snapshot ${when}: ${path}`);
   log(heapSummaryText(summariseHeapSnapshot(path), 25));
+  log(heapByScriptText(summariseHeapByScript(path), 15));
 }
 
 /** `--floor`: the same workload converged by the floor controller; prints it and the ratio. */

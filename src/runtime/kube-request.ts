@@ -5,11 +5,12 @@
  * plain JSON; one cache must not mix both), long-running watch streams, and the operator's
  * frequent writes, where the typed clients' conversions cost more CPU than the request itself.
  */
+import { STATUS_CODES } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 // The module itself, not the package index: the index loads every generated API and model class
 // (see kube-clients.ts); this one is small.
 import { HttpMethod, RequestContext } from '@kubernetes/client-node/dist/gen/http/http.js';
-import { fetch, request, type Dispatcher, type Response } from 'undici';
+import { request, type Dispatcher } from 'undici';
 
 /** Identifies a resource collection, e.g. `{ group: '', version: 'v1', plural: 'configmaps' }`. */
 export interface ResourceRef {
@@ -66,30 +67,45 @@ async function authenticate(
   return { url, headers: context.getHeaders(), dispatcher: context.getDispatcher() };
 }
 
-/** Sends an authenticated GET to the current cluster; the caller consumes or cancels the body. */
+/**
+ * The body of a successful `kubeGet`: read it once, whole (`json`, `text`) or as a stream of
+ * chunks (async iteration, for watches); ending an iteration early releases the connection.
+ */
+export interface KubeBody extends AsyncIterable<Uint8Array> {
+  json(): Promise<unknown>;
+  text(): Promise<string>;
+}
+
+/**
+ * Sends an authenticated GET to the current cluster and resolves with the body of its 200 answer
+ * (any other status throws a `KubeHttpError`); the caller consumes it. undici's `request`, as for
+ * `kubeRequest`: lists and watch streams need no fetch machinery (web streams, `Response`),
+ * which then is never loaded in the operator (docs/reliability.md, issue 18). Aborting `signal`
+ * rejects the pending request or the body's reads.
+ */
 export async function kubeGet(
   kubeConfig: KubeConfig,
   path: string,
   query: Readonly<Record<string, string | undefined>>,
   signal: AbortSignal,
-): Promise<Response> {
+): Promise<KubeBody> {
   const { url, headers, dispatcher } = await authenticate(kubeConfig, HttpMethod.GET, path, query);
-  const response = await fetch(url, {
+  const response = await request(url, {
     method: 'GET',
     headers: { ...headers, accept: 'application/json' },
-    dispatcher,
+    ...(dispatcher ? { dispatcher } : {}),
     signal,
   });
-  if (response.status !== 200) {
+  if (response.statusCode !== 200) {
     let text = '';
     try {
-      text = await response.text();
+      text = await response.body.text();
     } catch {
       // The status alone has to do.
     }
-    throw httpError(`get ${path}`, response.status, response.statusText, text);
+    throw httpError(`get ${path}`, response.statusCode, STATUS_CODES[response.statusCode] ?? '', text);
   }
-  return response;
+  return response.body;
 }
 
 /** One request with an optional JSON body (see `kubeRequest`). */

@@ -58,7 +58,7 @@ export async function listAll<T extends KubeObject>(
   let resourceVersion = '';
   let continueToken: string | undefined;
   do {
-    const response = await kubeGet(
+    const body = await kubeGet(
       kubeConfig,
       query.path,
       {
@@ -69,7 +69,7 @@ export async function listAll<T extends KubeObject>(
       },
       signal,
     );
-    const page = (await response.json()) as {
+    const page = (await body.json()) as {
       items?: T[];
       metadata?: { resourceVersion?: string; continue?: string };
     };
@@ -92,7 +92,7 @@ export async function watchFrom<T extends KubeObject>(
   onEvent: (event: WatchEvent<T>) => void,
   signal: AbortSignal,
 ): Promise<void> {
-  const response = await kubeGet(
+  const body = await kubeGet(
     kubeConfig,
     query.path,
     {
@@ -105,11 +105,10 @@ export async function watchFrom<T extends KubeObject>(
     },
     signal,
   );
-  if (!response.body) throw new Error(`cannot watch ${query.path}: empty response body`);
   const decoder = new TextDecoder();
   let buffered = '';
-  for await (const chunk of response.body) {
-    buffered += decoder.decode(chunk as Uint8Array, { stream: true });
+  for await (const chunk of body) {
+    buffered += decoder.decode(chunk, { stream: true });
     let newline = buffered.indexOf('\n');
     while (newline >= 0) {
       const line = buffered.slice(0, newline);

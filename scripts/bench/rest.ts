@@ -1,0 +1,159 @@
+/**
+ * The operator at rest (not a test): builds it (`npm run build`), starts a control plane,
+ * `coffer devserver`, one Connection and `coffer operator` as the benchmark does, waits until its
+ * caches synced, and prints where its resident memory lies — when it became ready and again after
+ * `--settle-seconds` of idling: RSS split by mapping (`memory-split.ts`), V8's heap used /
+ * committed by space and external memory (the operator's `/metrics`), and the thread count.
+ * `--heap-snapshot-dir <dir>`: also writes a heap snapshot after settling into `<dir>` and
+ * summarises it by type and by script (`heap.ts`).
+ *
+ *   npm run bench:rest -- [--node-options=<options of the operator's node>]... [--settle-seconds 20]
+ *                         [--heap-snapshot-dir <dir>]
+ *
+ * `--node-options` is repeatable: each value is one variant, run in turn (one operator at a time)
+ * against the same control plane. Words of the form `NAME=value` in a variant are environment
+ * variables of that operator (e.g. `MALLOC_ARENA_MAX=2 --max-semi-space-size=1`).
+ */
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { sumMetric, type OperatorProcess } from '../../test/support/processes.ts';
+import { parseCommandLine } from '../command-line.ts';
+import { pidsOf } from './cpu.ts';
+import {
+  heapByScriptText,
+  heapSnapshotNodeArgs,
+  heapSummaryText,
+  summariseHeapByScript,
+  summariseHeapSnapshot,
+  takeHeapSnapshot,
+} from './heap.ts';
+import { memorySplit, memorySplitText } from './memory-split.ts';
+import { mib, printTable } from './operator-measure.ts';
+import {
+  buildOperator,
+  createConnection,
+  operatorKubeconfig,
+  startBenchEnv,
+  startOperator,
+  startService,
+} from './operator-setup.ts';
+
+const usage = `usage: npm run bench:rest -- [--node-options=<options of the operator's node>]... [--settle-seconds 20]
+                             [--heap-snapshot-dir <dir>]
+
+Starts the operator with no resources and prints where its resident memory lies (once per
+--node-options variant; NAME=value words of a variant are environment variables).`;
+
+const { values } = parseCommandLine(usage, () =>
+  parseArgs({
+    options: {
+      // The chart's node flags (values nodeOptions), as `npm run bench` uses by default.
+      'node-options': {
+        type: 'string',
+        multiple: true,
+        default: ['--max-semi-space-size=1 --max-old-space-size=256'],
+      },
+      'settle-seconds': { type: 'string', default: '20' },
+      'heap-snapshot-dir': { type: 'string' },
+    },
+  }),
+);
+
+const rows: [string, string][] = [];
+const row = (label: string, value: string) => {
+  rows.push([label, value]);
+  console.log(`  ${label}: ${value}`);
+};
+
+async function figures(operator: OperatorProcess, when: string): Promise<void> {
+  const [pid] = pidsOf('operator');
+  if (pid === undefined) throw new Error('no operator process found');
+  const metrics = await operator.metrics();
+  const m = (name: string) => mib(sumMetric(metrics, name));
+  row(`RSS ${when}`, memorySplitText(memorySplit(pid)));
+  row(
+    `V8 heap used / committed, external ${when}`,
+    `${m('nodejs_heap_size_used_bytes')} / ${m('nodejs_heap_size_total_bytes')}, ${m('nodejs_external_memory_bytes')}`,
+  );
+  const spaces = ['new', 'old', 'code', 'large_object', 'trusted']
+    .map(
+      (space) =>
+        `${space} ${mib(sumMetric(metrics, 'nodejs_heap_space_size_used_bytes', { space }))}/${mib(sumMetric(metrics, 'nodejs_heap_space_size_total_bytes', { space }))}`,
+    )
+    .join(', ');
+  row(`V8 heap spaces used/committed ${when}`, spaces);
+}
+
+async function snapshot(dir: string, runDir: string): Promise<void> {
+  const [pid] = pidsOf('operator');
+  if (pid === undefined) throw new Error('no operator process found');
+  const path = await takeHeapSnapshot(pid, runDir);
+  mkdirSync(dir, { recursive: true });
+  const kept = join(dir, basename(path));
+  copyFileSync(path, kept);
+  console.log(`heap snapshot: ${kept}`);
+  console.log(heapSummaryText(summariseHeapSnapshot(kept), 25));
+  console.log(heapByScriptText(summariseHeapByScript(kept), 25));
+}
+
+async function main(): Promise<void> {
+  const entry = buildOperator((line) => console.log(line));
+  const env = await startBenchEnv((line) => console.log(line));
+  const stops: { stop(): Promise<void> }[] = [];
+  const startVariant = async (
+    variant: string,
+    at: { env: typeof env; ns: string; entry: string; kubeconfigPath: string },
+  ): Promise<OperatorProcess> => {
+    const words = variant.split(' ').filter(Boolean);
+    const saved = { ...process.env };
+    for (const word of words.filter((w) => /^[A-Z_][A-Z0-9_]*=/.test(w))) {
+      const [name = '', ...value] = word.split('=');
+      process.env[name] = value.join('=');
+    }
+    try {
+      const operator = await startOperator(at.env, [at.ns], {
+        pollInterval: '10m',
+        workers: 4,
+        entry: at.entry,
+        nodeArgs: [
+          ...words.filter((w) => w.startsWith('-')),
+          ...(values['heap-snapshot-dir'] ? heapSnapshotNodeArgs(at.env.dir) : []),
+        ],
+        kubeconfigPath: at.kubeconfigPath,
+      });
+      stops.push(operator);
+      return operator;
+    } finally {
+      process.env = saved;
+    }
+  };
+  try {
+    const service = await startService(env.dir, 'devserver');
+    stops.push(service.server);
+    const ns = await env.plane.createNamespace('bench');
+    await createConnection({ env, namespace: ns }, service);
+    const kubeconfigPath = await operatorKubeconfig(env, 'service-account');
+    for (const variant of values['node-options']) {
+      const operator = await startVariant(variant, { env, ns, entry, kubeconfigPath });
+      await operator.waitReady().catch((error: unknown) => {
+        console.log(`the operator did not get ready; its log ends:\n${operator.log().slice(-4000)}`);
+        throw error;
+      });
+      await figures(operator, `[${variant}] when ready`);
+      const settle = Number(values['settle-seconds']);
+      await sleep(settle * 1000);
+      await figures(operator, `[${variant}] after ${settle} s at rest`);
+      const snapshotDir = values['heap-snapshot-dir'];
+      if (snapshotDir) await snapshot(snapshotDir, env.dir);
+      await operator.stop();
+    }
+    printTable('coffer operator at rest', rows);
+  } finally {
+    for (const p of stops.reverse()) await p.stop().catch(() => undefined);
+    await env.stop();
+  }
+}
+
+await main();
