@@ -83,7 +83,7 @@ async function getJson(kubeConfig: KubeConfig, path: string, accept: string, sig
     await response.body?.cancel();
     throw new Error(`GET ${path} answered ${response.status}`);
   }
-  return (await response.json());
+  return await response.json();
 }
 
 /** The {@link ClusterIdentity} of `kubeConfig`'s current cluster. */
