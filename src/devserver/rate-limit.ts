@@ -6,11 +6,16 @@ import { RateLimiter } from './domain/rate-limiter.ts';
 import type { RateDecision } from './http/pipeline.ts';
 import type { RateBucket } from './http/types.ts';
 
-/** Requests per minute per client IP for each bucket; an omitted bucket is unlimited. */
+/** Requests per window per client IP for each bucket; an omitted bucket is unlimited. */
 export interface RateLimitOptions {
   read?: number;
   write?: number;
   secrets?: number;
+  /**
+   * The window in ms (default 60,000: the real service's per-minute windows). Tests shorten it so
+   * that a storm and its Retry-After play out in seconds.
+   */
+  windowMs?: number;
 }
 
 /** The pipeline's rate check for `options`, on the server clock. */
@@ -18,10 +23,11 @@ export function createRateLimit(
   options: RateLimitOptions,
   now: () => number,
 ): (ip: string, bucket: RateBucket) => RateDecision {
+  const { windowMs, ...perBucket } = options;
   const limits = Object.fromEntries(
-    Object.entries(options).filter(([, v]) => typeof v === 'number' && v > 0),
+    Object.entries(perBucket).filter(([, v]) => typeof v === 'number' && v > 0),
   );
-  const limiter = new RateLimiter({ limits, now });
+  const limiter = new RateLimiter({ limits, now, ...(windowMs ? { windowMs } : {}) });
   return (ip, bucket): RateDecision => {
     const d = limiter.check(bucket, ip);
     if (!Number.isFinite(d.limit)) return { allowed: true, headers: {}, retryAfterSeconds: 0 };

@@ -336,28 +336,34 @@ async function serviceAccountLogin(run: Run, timeoutMs: number): Promise<void> {
 }
 
 /**
- * Runs the scenarios in order with `timeoutMs` each; returns the name of the first that failed
- * (and its error), or undefined when all passed.
+ * Runs the scenarios in order with `defaultTimeoutMs` each (`expectedFailure.timeoutMs` for the
+ * scenario expected to fail); returns the name of the first that failed (and its error), or
+ * undefined when all passed.
  */
 export async function runScenarios(
   run: Run,
   serviceAccount: KubeConfig,
-  timeoutMs: number,
+  defaultTimeoutMs: number,
+  expectedFailure?: { scenario: ScenarioName; timeoutMs: number },
 ): Promise<{ failed: ScenarioName; error: Error } | undefined> {
-  const steps: Record<ScenarioName, () => Promise<void>> = {
-    'operator ready and leading': () => operatorReady(run, serviceAccount, timeoutMs),
-    'Bootstrap writes its Secret and Connection, both Ready': () => bootstrap(run, timeoutMs),
-    'Project and SecretBatch Ready, Secret changes pushed': () => projectAndBatch(run, timeoutMs),
-    'events recorded': () => eventsRecorded(run, timeoutMs),
-    'deletion removes the finalizer': () => deletion(run, timeoutMs),
-    'Connection logs in with a ServiceAccount token (TokenRequest, TokenReview)': () =>
+  // The scenario expected to fail only needs long enough to show it does not pass: the removed
+  // rule is gone for good (checked by a SubjectAccessReview first), so waiting longer proves nothing.
+  const timeoutFor = (name: ScenarioName) =>
+    name === expectedFailure?.scenario ? expectedFailure.timeoutMs : defaultTimeoutMs;
+  const steps: Record<ScenarioName, (timeoutMs: number) => Promise<void>> = {
+    'operator ready and leading': (timeoutMs) => operatorReady(run, serviceAccount, timeoutMs),
+    'Bootstrap writes its Secret and Connection, both Ready': (timeoutMs) => bootstrap(run, timeoutMs),
+    'Project and SecretBatch Ready, Secret changes pushed': (timeoutMs) => projectAndBatch(run, timeoutMs),
+    'events recorded': (timeoutMs) => eventsRecorded(run, timeoutMs),
+    'deletion removes the finalizer': (timeoutMs) => deletion(run, timeoutMs),
+    'Connection logs in with a ServiceAccount token (TokenRequest, TokenReview)': (timeoutMs) =>
       serviceAccountLogin(run, timeoutMs),
-    'WorkloadSecret delivers and restarts an annotated Deployment': () =>
+    'WorkloadSecret delivers and restarts an annotated Deployment': (timeoutMs) =>
       workloadSecretRestart(run, timeoutMs),
   };
   for (const name of scenarioNames) {
     try {
-      await steps[name]();
+      await steps[name](timeoutFor(name));
     } catch (error) {
       return { failed: name, error: error instanceof Error ? error : new Error(String(error)) };
     }

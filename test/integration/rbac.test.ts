@@ -213,7 +213,12 @@ describe('the chart’s RBAC', () => {
           message:
             'the removed rule to stop granting access (still granted: another rule grants the same, so this one is redundant)',
         });
-        const result = await runScenarios(run, serviceAccount, 12_000);
+        const result = await runScenarios(
+          run,
+          serviceAccount,
+          12_000,
+          need && { scenario: need.breaks, timeoutMs: 4_000 },
+        );
         expect(result?.failed, need?.what).toBe(need?.breaks);
         await waitFor(() => /forbidden/i.test(run.logs.join('')), {
           timeoutMs: 20_000,

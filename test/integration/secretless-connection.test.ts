@@ -60,7 +60,7 @@ async function newIdentity(): Promise<string> {
 }
 
 /** Short service access tokens, so that the operator logs in (and renews) many times. */
-const shortTtl = { accessTokenTTL: 4, accessTokenMaxTTL: 8 };
+const shortTtl = { accessTokenTTL: 2, accessTokenMaxTTL: 3 };
 
 async function mint(
   namespace: string,
@@ -400,8 +400,8 @@ describe('token refreshes', () => {
     const logins = () => count(h.logs(), 'logged in with Kubernetes auth');
     const refusals = () => count(h.logs(), 'login refused; trying once with a fresh JWT');
     const update = async (description: string) => {
-      // Idle past the access token's max TTL (8 s): the update needs a new login.
-      await new Promise((resolve) => setTimeout(resolve, 9_000));
+      // Idle past the access token’s max TTL (3 s): the update needs a new login.
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
       await h.patch('Project', 'rotating', { spec: { description } });
       await waitFor(async () => (await h.service.projects.get(id)).description === description, {
         timeoutMs: 60_000,
