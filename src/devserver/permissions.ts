@@ -9,7 +9,8 @@
  *   nothing. Custom org roles are not supported (assigning one answers 404).
  * - **Project level** (everything under a project): an org `admin` has the project `admin` rules
  *   in every project of the organisation. Anyone else needs a project membership (else 403
- *   "Identity is not a member of this project"); their rules are those of the membership's active
+ *   `ProjectMembershipNotFound` "You are not a member of this project with ID …", as the service's
+ *   `getProjectPermission`); their rules are those of the membership's active
  *   roles (predefined `admin`, `member`, `viewer`, `no-access`, or custom roles of the project
  *   with their own rules) plus their active additional privileges. Temporary roles and privileges
  *   count only inside `[temporaryAccessStartTime, temporaryAccessEndTime)`.
@@ -112,7 +113,11 @@ const ADMIN_RULES: readonly PermissionRule[] = projectRoleRules('admin') ?? [];
 export function projectRules(app: DevApp, actor: Actor, projectId: string): readonly PermissionRule[] {
   if (isOrgAdmin(app, actor)) return ADMIN_RULES;
   const rules = memberRules(app, projectId, actor.identityId);
-  if (!rules) throw forbidden('Identity is not a member of this project');
+  if (!rules)
+    throw forbidden(
+      `You are not a member of this project with ID ${projectId}. Please assign this ${actor.type} to the project with the appropriate permissions, then try again.`,
+      'ProjectMembershipNotFound',
+    );
   return rules;
 }
 

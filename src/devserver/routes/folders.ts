@@ -4,11 +4,15 @@
  * Create creates missing parents (400 when the folder exists); update renames the folder with
  * the id (or, for old clients, the name) in `:folderId` under the parent path, moving everything
  * below it; delete removes everything below.
- * Permissions: `secret-folders` create/read/edit/delete for the environment and parent path.
+ * Permissions: `secret-folders` create/edit/delete for the environment and parent path; listing
+ * needs only a project membership, as in the service.
  */
 import { z } from 'zod';
 import type { DevApp } from '../app.ts';
+import { notFound } from '../domain/errors.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
+import { projectRules } from '../permissions.ts';
+import { actorOf, findProject } from './common.ts';
 import { requirePathPermission, resolveScope, type SecretScope } from './secret-scope.ts';
 import { normalizeSecretPath } from '../domain/secret-model.ts';
 
@@ -59,9 +63,20 @@ function createFolder(app: DevApp, ctx: RequestContext): unknown {
   return { folder };
 }
 
+/**
+ * As the service's `getFolders`: any member may list folders (no `secret-folders` permission);
+ * an unknown environment is 404 "Environment with slug '…' not found"; a missing parent lists
+ * nothing (200, `[]`).
+ */
 function listFolders(app: DevApp, ctx: RequestContext): unknown {
   const q = listQuery.parse(ctx.query);
-  const { scope, path } = resolve(app, ctx, q, 'read');
+  const actor = actorOf(ctx);
+  const project = findProject(app, actor, q.projectId ?? q.workspaceId ?? '');
+  projectRules(app, actor, project.id);
+  const scope = { projectId: project.id, environment: q.environment };
+  if (!app.secrets.hasEnvironment(scope))
+    throw notFound(`Environment with slug '${q.environment}' not found`);
+  const path = normalizeSecretPath(q.path ?? q.directory);
   return { folders: app.secrets.listFolders(scope, { path, recursive: q.recursive }) };
 }
 

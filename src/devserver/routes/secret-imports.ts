@@ -1,9 +1,9 @@
 /**
  * `/api/v1/secret-imports` (create, list, delete), as the service's v1 secret-import router:
  * the project by `workspaceId` (or `projectId`), the importing folder by `environment` and `path`
- * (default `/`), the imported one by `import: {environment, path}`; 404 for an unknown
- * environment or folder on either side; `secret-imports` permissions (`create`, `read`,
- * `delete`) at the importing folder. Reads with `include_imports=true` return the imported
+ * (default `/`), the imported one by `import: {environment, path}`; `secret-imports` permissions
+ * (`create`, `read`, `delete`) at the importing folder, checked before the folder is looked up;
+ * 404 for an unknown environment or folder on either side. Reads with `include_imports=true` return the imported
  * secrets (`secrets.ts`).
  */
 import { z } from 'zod';
@@ -12,7 +12,9 @@ import { badRequest, notFound } from '../domain/errors.ts';
 import { importsOf, type SecretImportRecord } from '../domain/secret-imports.ts';
 import { normalizeSecretPath } from '../domain/secret-model.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
-import { requirePathPermission, resolveScope } from './secret-scope.ts';
+import { projectRules } from '../permissions.ts';
+import { actorOf } from './common.ts';
+import { requirePathPermission } from './secret-scope.ts';
 
 const where = z.object({
   workspaceId: z.string().trim().optional(),
@@ -24,19 +26,28 @@ const createBody = where.extend({
   import: z.object({ environment: z.string().trim().min(1), path: z.string().trim().min(1) }),
 });
 
+/**
+ * The service's order for every import route: the project (unknown id → 404 "Project with <id>
+ * not found"), membership (403), the `secret-imports` permission at
+ * the importing folder (403), then the folder: an unknown environment or a missing folder → 404
+ * "Folder with path '…' in environment with slug '…' not found".
+ */
 function located(app: DevApp, ctx: RequestContext, input: z.infer<typeof where>, action: string) {
-  const { scope, rules } = resolveScope(app, ctx, {
-    id: input.workspaceId ?? input.projectId,
-    environment: input.environment,
-  });
+  const actor = actorOf(ctx);
+  const id = input.workspaceId ?? input.projectId ?? '';
+  const project = app.state.projects[id];
+  if (!project || project.orgId !== actor.orgId) throw notFound(`Project with ${id} not found`);
+  const rules = projectRules(app, actor, project.id);
   const path = normalizeSecretPath(input.path);
   requirePathPermission(rules, {
     action,
     subject: 'secret-imports',
-    environment: scope.environment,
+    environment: input.environment,
     secretPath: path,
   });
-  app.secrets.listSecrets(scope, { path }); // 404 for a missing folder
+  const scope = { projectId: project.id, environment: input.environment };
+  if (!app.secrets.hasEnvironment(scope) || !app.secrets.getFolder(scope, path))
+    throw notFound(`Folder with path '${path}' in environment with slug '${input.environment}' not found`);
   return { scope, path };
 }
 

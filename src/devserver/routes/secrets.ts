@@ -23,6 +23,7 @@ import {
   resolveScope,
   withVisibility,
 } from './secret-scope.ts';
+import { resolveListScope } from './secret-list-scope.ts';
 import { metadataSchema, projectRef, valueSchema } from './secret-schemas.ts';
 
 const flag = (fallback: boolean) => z.stringbool().default(fallback);
@@ -91,7 +92,8 @@ function refOf(input: z.infer<typeof projectRef>, environment: string) {
 
 function listSecrets(app: DevApp, ctx: RequestContext): unknown {
   const q = listQuery.parse(ctx.query);
-  const { scope, rules } = resolveScope(app, ctx, refOf(q, q.environment));
+  const target = { ...refOf(q, q.environment), secretPath: q.secretPath, recursive: q.recursive };
+  const { scope, rules } = resolveListScope(app, ctx, target);
   const all = app.secrets.listSecrets(scope, { path: q.secretPath, recursive: q.recursive });
   const visible = all.filter((s) => canDescribe(rules, s));
   const pathContext = { environment: scope.environment, secretPath: normalizeSecretPath(q.secretPath) };
