@@ -4,7 +4,8 @@
  * change or an immutable object: deleted and created); anything else is a `TargetConflict` and
  * left untouched. A 409 (changed concurrently) is a `ConflictError`: a silent requeue.
  */
-import type { CoreV1Api, V1ConfigMap, V1Secret } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
+import type { KubeCoreApi } from '../../runtime/kube-clients.ts';
 import { ConflictError, kubernetesStatus, TerminalError } from '../../runtime/errors.ts';
 import type { KubeObject } from '../../runtime/object-meta.ts';
 import { commonReasons } from '../../runtime/common-reasons.ts';
@@ -41,18 +42,8 @@ async function unlessMissing<T>(read: Promise<T>): Promise<T | undefined> {
   }
 }
 
-/** The core/v1 calls targets need (client-node's signatures). */
-export type TargetCoreApi = Pick<
-  CoreV1Api,
-  | 'readNamespacedSecret'
-  | 'createNamespacedSecret'
-  | 'replaceNamespacedSecret'
-  | 'deleteNamespacedSecret'
-  | 'readNamespacedConfigMap'
-  | 'createNamespacedConfigMap'
-  | 'replaceNamespacedConfigMap'
-  | 'deleteNamespacedConfigMap'
->;
+/** The core/v1 calls targets need: the operator's core calls (client-node's signatures). */
+export type TargetCoreApi = KubeCoreApi;
 
 /** The core/v1 calls behind each target kind. */
 export function targetApis(core: TargetCoreApi): Readonly<Record<TargetKind, TargetApi>> {
