@@ -277,6 +277,15 @@ describe('WorkloadSecret bad input', () => {
       expect(await h.readSecret(name)).toBeUndefined();
   });
 
+  it('delivers an existing empty folder as an empty source, unlike a missing one', async () => {
+    await folder('prod', '/', 'empty');
+    const ready = await createWorkloadSecret('empty-folder', {
+      sources: [source({ environment: 'prod', secretPath: '/empty' })],
+    });
+    expect(await h.readSecret('empty-folder')).toEqual({});
+    expect(ready.status).toMatchObject({ secretCount: 0 });
+  });
+
   it('leaves an existing target as it is when a source goes missing, and resumes when it is back', async () => {
     await folder('dev', '/', 'temp');
     await put('dev', '/temp', { T: value('temp') });

@@ -3,8 +3,11 @@
  * Project resource of the namespace, which must be Ready; or an id; or a slug), then one list
  * of the folder (`GET /api/v3/secrets/raw`, recursive and with imports and references expanded as
  * the spec says). A project, environment or folder the service does not know is `SourceNotFound`
- * (waiting: nothing is delivered). A value the identity may not read (masked by the service) is
- * refused rather than delivered masked.
+ * (waiting: nothing is delivered): the service answers 404 for each (an empty list from releases
+ * that answer a missing folder with 200 is checked against the folder's parent, `requireFolder`).
+ * A caller that is no member of the project is refused by the service with 403, which surfaces as
+ * `Forbidden`. A value the identity may not read (masked by the service) is refused rather than
+ * delivered masked.
  */
 import type { WorkloadSecretSource } from '../../api/v1alpha1/index.ts';
 import {
@@ -141,11 +144,21 @@ function sourceNotFound(where: string, why: string): WaitingError {
   );
 }
 
+/** The project's id: as named, or looked up by slug (`GET /api/v2/workspace/{slug}`). */
+async function projectIdOf(address: ProjectAddress, ctx: SourceContext): Promise<string> {
+  if ('workspaceId' in address) return address.workspaceId;
+  return (await ctx.client.projects.getBySlug(address.projectSlug, { signal: ctx.signal })).id;
+}
+
 /**
- * An empty list may mean a missing folder: releases of the service answer a list of a folder
- * that does not exist with an empty 200 (others with a 404, handled by the caller). So the parent
- * is listed once to see whether the folder exists; an identity that may not list folders (403)
- * gets the benefit of the doubt. A project named by slug is not checked (no id to list by).
+ * An empty list may mean a missing source. Current releases of the service answer a list of a
+ * folder or environment that does not exist with 404 `SecretPathNotFound` (handled by the
+ * caller); earlier ones with an empty 200 (docs/service-facts.md). So after an empty list the
+ * folder's parent is listed once (`GET /api/v2/folders`, open to every member of the project):
+ * an unknown environment answers 404, a missing folder is absent from its parent's folders. For
+ * `/` the root's folders are listed, which only asks whether the environment exists. A project
+ * named by slug is looked up first (one more call). A 403 gives the benefit of the doubt: the list
+ * itself was allowed.
  */
 async function requireFolder(
   address: ProjectAddress,
@@ -153,16 +166,16 @@ async function requireFolder(
   ctx: SourceContext,
   where: string,
 ): Promise<void> {
-  if (source.secretPath === '/' || !('workspaceId' in address)) return;
   const parts = source.secretPath.split('/').filter(Boolean);
-  const name = parts.pop() ?? '';
-  const parent = `/${parts.join('/')}`;
+  const name = parts.pop();
+  const query = { environment: source.environment, path: `/${parts.join('/')}` };
   try {
-    const query = { projectId: address.workspaceId, environment: source.environment, path: parent };
-    const folders = await ctx.client.folders.list(query, { signal: ctx.signal });
-    if (!folders.some((f) => f.name === name)) throw sourceNotFound(where, 'the folder does not exist');
+    const projectId = await projectIdOf(address, ctx);
+    const folders = await ctx.client.folders.list({ projectId, ...query }, { signal: ctx.signal });
+    if (name !== undefined && !folders.some((f) => f.name === name))
+      throw sourceNotFound(where, 'the folder does not exist');
   } catch (error) {
-    if (isNotFound(error)) throw sourceNotFound(where, 'the folder does not exist');
+    if (isNotFound(error)) throw sourceNotFound(where, (error as Error).message);
     if (error instanceof ForbiddenError) return;
     throw error;
   }
