@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import {
   httpWithoutWebSocket,
+  promClientWithoutOpenTelemetry,
   slimGeneratedIndex,
   slimUndici,
   undiciWithoutMilo,
@@ -59,7 +60,14 @@ const result = await build({
   },
   legalComments: 'linked',
   metafile: true,
-  plugins: [slimGeneratedIndex, slimUndici, undiciWithoutMilo, zodEnglishOnly, httpWithoutWebSocket],
+  plugins: [
+    slimGeneratedIndex,
+    slimUndici,
+    undiciWithoutMilo,
+    zodEnglishOnly,
+    httpWithoutWebSocket,
+    promClientWithoutOpenTelemetry,
+  ],
   logLevel: 'warning',
 });
 

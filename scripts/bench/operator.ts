@@ -34,6 +34,7 @@ import { sumMetric, type OperatorProcess } from '../../test/support/processes.ts
 import { apiServerRequests, requestsText } from './apiserver-requests.ts';
 import { cpuSnapshot, cpuText, peakRssBytes, pidsOf } from './cpu.ts';
 import { runFloor } from './floor-run.ts';
+import { startRssSampler, type RssSampler } from './rss-sampler.ts';
 import {
   heapByScriptText,
   heapSnapshotNodeArgs,
@@ -164,6 +165,16 @@ function scenarioWorkload(): Workload {
   return { projects: batchProjects, identities: 0, batches: n, keysPerBatch: 10, batchProjects };
 }
 
+/** Samples the operator's memory split until stopped, keeping the largest (`rss-sampler.ts`). */
+function peakSampler(operator: OperatorProcess): RssSampler | undefined {
+  const [pid] = pidsOf('operator');
+  if (pid === undefined) return undefined;
+  return startRssSampler(pid, async () => {
+    const metrics = await operator.metrics();
+    return `${mib(sumMetric(metrics, 'nodejs_heap_size_used_bytes'))} / ${mib(sumMetric(metrics, 'nodejs_heap_size_total_bytes'))}`;
+  });
+}
+
 /** A heap snapshot of the running operator, summarised into the log (`--heap-snapshots`). */
 async function heapSnapshot(env: BenchEnv, when: string): Promise<void> {
   if (!values['heap-snapshots']) return;
@@ -225,6 +236,7 @@ async function converge(
   await service.server.resetStats();
   let operator = afterApply ? undefined : await operatorFor();
   let phase = await phaseStart(env, operator);
+  let sampler = operator ? peakSampler(operator) : undefined;
   await applyWorkload({ env, namespace: ns }, w, { ...naming, concurrency: Number(values.concurrency) });
   const applyMs = Date.now() - phase.at;
   row(
@@ -238,6 +250,7 @@ async function converge(
     const at = Date.now();
     operator = await operatorFor();
     phase = { ...(await phaseStart(env, undefined)), at };
+    sampler = peakSampler(operator);
   }
   const expected = { projects: w.projects, identities: w.identities, secretbatches: w.batches };
   const readyMs = await waitAllReady(env, ns, expected, {
@@ -260,6 +273,10 @@ async function converge(
     `${(stats.requests.total / n).toFixed(2)} (${stats.requests.total} calls, ${stats.writes.total} writes)`,
   );
   row('operator RSS peak (VmHWM) so far', mib(peakRssBytes('operator')));
+  row(
+    'operator memory at the largest RSS sampled (every 2 s) until all Ready',
+    (await sampler?.stop()) ?? '',
+  );
   if (scenario === 'push') {
     const routes = Object.entries(stats.requests.byRoute).sort((a, b) => b[1] - a[1]);
     for (const [route, count] of routes)

@@ -198,3 +198,25 @@ export const httpWithoutWebSocket: Plugin = {
     });
   },
 };
+
+/**
+ * prom-client's process CPU counter requires `@opentelemetry/api` (~45 KB) to label exemplars
+ * with the active span, which it reads only with exemplars enabled; Coffer enables none and
+ * registers no OpenTelemetry SDK, under which the API answers "no span" anyway. That importer is
+ * handed the same answer: `context.active()` and `trace.getSpan()` with no span.
+ */
+export const promClientWithoutOpenTelemetry: Plugin = {
+  name: 'prom-client-without-opentelemetry',
+  setup(on) {
+    const importer = join(root, 'node_modules', 'prom-client', 'lib', 'metrics', 'processCpuTotal.js');
+    on.onResolve({ filter: /^@opentelemetry\/api$/ }, (args) =>
+      args.importer === importer ? { path: 'otel-api-no-span', namespace: 'coffer-otel' } : undefined,
+    );
+    on.onLoad({ filter: /.*/, namespace: 'coffer-otel' }, () => ({
+      contents:
+        'const ROOT_CONTEXT = Object.freeze({});\n' +
+        'module.exports = { context: { active: () => ROOT_CONTEXT }, trace: { getSpan: () => undefined } };\n',
+      loader: 'js',
+    }));
+  },
+};
