@@ -105,6 +105,7 @@ function newInformer(
     watchdogMs?: number;
     labelSelector?: string;
     transform?: (obj: KubeObject) => KubeObject;
+    keepApplyBookkeeping?: boolean;
   } = {},
 ) {
   const informer = new Informer({
@@ -124,6 +125,8 @@ function newInformer(
   informers.push(informer);
   return { informer, events };
 }
+
+const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
 
 const eventually = (fn: () => void) => vi.waitFor(fn, { timeout: 5_000, interval: 5 });
 
@@ -153,6 +156,39 @@ describe('Informer', () => {
     ]);
     expect(informer.list().map((o) => o.metadata?.name)).toEqual(['one']);
     expect(informer.restarts).toBe(0);
+  });
+
+  it('caches objects without managedFields and the last-applied annotation, other annotations kept', async () => {
+    const listed = api.put('a', 'one');
+    listed.metadata = {
+      ...listed.metadata,
+      annotations: { [lastApplied]: '{"kind":"Secret"}', 'example.com/kept': 'yes' },
+    };
+    const { informer } = newInformer();
+    informer.start();
+    await informer.waitForSync();
+    expect(informer.get('a', 'one')?.metadata).toEqual({
+      namespace: 'a',
+      name: 'one',
+      resourceVersion: listed.metadata.resourceVersion,
+      annotations: { 'example.com/kept': 'yes' },
+    });
+    await eventually(() => expect(api.watches).toHaveLength(1));
+    const watched = api.put('a', 'two');
+    watched.metadata = { ...watched.metadata, annotations: { [lastApplied]: '{}' } };
+    api.emit('ADDED', watched);
+    await eventually(() => expect(informer.get('a', 'two')?.metadata?.annotations).toEqual({}));
+    expect(informer.get('a', 'two')?.metadata?.managedFields).toBeUndefined();
+  });
+
+  it('keeps managedFields and the last-applied annotation with keepApplyBookkeeping', async () => {
+    const listed = api.put('a', 'one');
+    listed.metadata = { ...listed.metadata, annotations: { [lastApplied]: '{}' } };
+    const { informer } = newInformer({ keepApplyBookkeeping: true });
+    informer.start();
+    await informer.waitForSync();
+    expect(informer.get('a', 'one')?.metadata?.managedFields).toEqual([{}]);
+    expect(informer.get('a', 'one')?.metadata?.annotations).toEqual({ [lastApplied]: '{}' });
   });
 
   it('applies the transform before caching and before every handler, deletes included', async () => {

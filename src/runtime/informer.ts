@@ -10,10 +10,13 @@
  * - `hasSynced()` turns true once every scope finished its first list, and stays true;
  * - handlers run synchronously, in event order; `update` is not called when the resourceVersion
  *   did not change (a relist re-delivering the same object); `delete` receives the last state;
- * - objects are cached as parsed from the wire (shared, read-only for callers); only
- *   `metadata.managedFields` is dropped (the object gets a new `metadata` without it) unless
- *   `keepManagedFields` is set, since it is often the largest part of an object and controllers
- *   never read it from the cache.
+ * - objects are cached as parsed from the wire (shared, read-only for callers), minus what only
+ *   the API server and kubectl use: `metadata.managedFields` and the
+ *   `kubectl.kubernetes.io/last-applied-configuration` annotation (a copy of the whole object as
+ *   last applied client-side, which GitOps tools put on every resource) are dropped — the object
+ *   gets a new `metadata` without them — unless `keepApplyBookkeeping` is set. Together they are
+ *   often most of an object, and no controller reads them from the cache (a controller that
+ *   writes a whole object back reads it from the API server first).
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -43,7 +46,8 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
   readonly log: Logger;
-  readonly keepManagedFields?: boolean;
+  /** Cache `metadata.managedFields` and the last-applied annotation too (see the contract). */
+  readonly keepApplyBookkeeping?: boolean;
   /**
    * Applied to every object before it is cached or handed to handlers (including the last state
    * of a deleted object), e.g. to keep only Secrets' metadata and a hash of their data so that a
@@ -208,12 +212,7 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   private upsert(received: T): void {
     const obj = this.transformed(received);
-    if (!this.o.keepManagedFields && obj.metadata?.managedFields !== undefined) {
-      // A new metadata object rather than `delete`: deleting a property turns a V8 object into a
-      // slow dictionary, which costs several times the memory for every cached object.
-      const { managedFields: _dropped, ...metadata } = obj.metadata;
-      obj.metadata = metadata;
-    }
+    if (!this.o.keepApplyBookkeeping) dropApplyBookkeeping(obj);
     const outcome = this.store.upsert(obj);
     if (outcome.kind === 'added') this.emit('add', obj);
     else if (outcome.kind === 'updated') this.emit('update', obj, outcome.old);
@@ -242,4 +241,26 @@ export class Informer<T extends KubeObject = KubeObject> {
     if (!this.hasSynced()) return;
     for (const waiter of this.syncWaiters.splice(0)) waiter();
   }
+}
+
+const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * Replaces `obj.metadata` (an object just parsed, that nobody else holds) with one without
+ * `managedFields` and the last-applied annotation, when it has either. A new object rather than
+ * `delete`: deleting a property turns a V8 object into a slow dictionary, which costs several
+ * times the memory for every cached object.
+ */
+function dropApplyBookkeeping(obj: KubeObject): void {
+  const meta = obj.metadata;
+  if (!meta) return;
+  const annotations = meta.annotations;
+  const hasLastApplied = annotations !== undefined && lastApplied in annotations;
+  if (meta.managedFields === undefined && !hasLastApplied) return;
+  const { managedFields: _managedFields, ...metadata } = meta;
+  if (hasLastApplied) {
+    const { [lastApplied]: _lastApplied, ...kept } = annotations;
+    metadata.annotations = kept;
+  }
+  obj.metadata = metadata;
 }
