@@ -83,10 +83,10 @@ describe('the kind registry', () => {
     kindDefinitions.forEach((definition, i) => expect(definition).toBe(allKinds[i]));
   });
 
-  it('orders every kind after the kinds it references', () => {
+  it('orders every kind after the kinds it references (but for declared forward references)', () => {
     const seen = new Set<string>();
     for (const { definition, references } of kindRegistry) {
-      for (const reference of references) {
+      for (const reference of references.filter((r) => !r.forward)) {
         for (const kind of reference.kinds) expect(seen, `${definition.kind} → ${kind}`).toContain(kind);
       }
       seen.add(definition.kind);

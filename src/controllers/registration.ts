@@ -28,6 +28,11 @@ export interface ReferenceDeclaration {
   readonly watch: boolean;
   /** One line for the docs: what the reference is used for. */
   readonly purpose: string;
+  /**
+   * True for a reference to a kind later in the registry: the Identity a connection logs in as
+   * (an Identity is itself managed through a connection). The only exception to dependency order.
+   */
+  readonly forward?: boolean;
 }
 
 /** A Kubernetes API permission a kind needs beyond the coffer.dev rules every kind gets. */
@@ -97,7 +102,10 @@ function valuesAt(value: unknown, segments: readonly string[]): unknown[] {
   return Array.isArray(child) ? child.flatMap((item) => valuesAt(item, rest)) : [];
 }
 
-/** One object named by a reference: its kind and name (the namespace is the referrer's). */
+/**
+ * One object named by a reference: its kind, name and, when the reference names one (a
+ * ClusterConnection's `identityRef`), namespace; otherwise the namespace is the referrer's.
+ */
 export type ReferencedName = NamedRef & { readonly kind: string };
 
 /** The objects `obj` names through `references` (missing or malformed fields are skipped). */
@@ -107,11 +115,12 @@ export function referencedObjects(
 ): ReferencedName[] {
   return references.flatMap((reference) =>
     valuesAt(obj, reference.path.split('.')).flatMap((value): ReferencedName[] => {
-      const ref = value as { name?: unknown; kind?: unknown } | null | undefined;
+      const ref = value as { name?: unknown; kind?: unknown; namespace?: unknown } | null | undefined;
       if (typeof ref?.name !== 'string') return [];
       const kind =
         typeof ref.kind === 'string' && reference.kinds.includes(ref.kind) ? ref.kind : reference.kinds[0];
-      return [{ kind, name: ref.name }];
+      const namespace = typeof ref.namespace === 'string' ? { namespace: ref.namespace } : {};
+      return [{ kind, name: ref.name, ...namespace }];
     }),
   );
 }

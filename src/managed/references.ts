@@ -32,7 +32,8 @@ export interface ResolveReferenceOptions<T extends ReferencedObject> {
   readonly allowCrossNamespace?: boolean;
   /** True when the referenced kind is cluster-scoped (no namespace is looked up). */
   readonly clusterScoped?: boolean;
-  readonly context: ResolveContext;
+  /** Only `deleting` and `waitRequeueMs` are read. */
+  readonly context: Pick<ResolveContext, 'deleting' | 'waitRequeueMs'>;
   /**
    * While deleting: the id to use when the referenced object is already gone (e.g. recorded in
    * the referencing resource's status), so deletion can proceed.
@@ -62,6 +63,15 @@ function targetNamespace<T extends ReferencedObject>(
   return wanted;
 }
 
+/** How the waiting message names the target: with its namespace when it is another one. */
+function shownName<T extends ReferencedObject>(
+  options: ResolveReferenceOptions<T>,
+  namespace: string | undefined,
+): string {
+  const other = namespace !== undefined && namespace !== options.from.metadata?.namespace;
+  return other ? `${namespace}/${options.ref.name}` : options.ref.name;
+}
+
 /** During deletion any recorded id will do (the dependency may be going away too). */
 function forDeletion<T extends ReferencedObject>(
   target: T | undefined,
@@ -83,8 +93,9 @@ export async function resolveReference<T extends ReferencedObject>(
 ): Promise<ResolvedReference<T>> {
   const { kind, ref, context } = options;
   const namespace = targetNamespace(options);
+  const shown = shownName(options, namespace);
   const waiting = (why: string) =>
-    new WaitingError(REFERENCE_NOT_READY, `waiting for ${kind} ${ref.name}: ${why}`, context.waitRequeueMs);
+    new WaitingError(REFERENCE_NOT_READY, `waiting for ${kind} ${shown}: ${why}`, context.waitRequeueMs);
   const target = await options.reader.get(namespace ? { namespace, name: ref.name } : { name: ref.name });
   const externalId = target?.status?.id;
   if (context.deleting) return forDeletion(target, options.fallbackId, waiting);

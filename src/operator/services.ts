@@ -104,6 +104,7 @@ export function createServices(options: ServicesOptions): DirectServices {
       Connection: cacheReader(kindInformer(options, 'Connection')),
       ClusterConnection: cacheReader(kindInformer(options, 'ClusterConnection')),
     },
+    ...identityReader(options),
     namespaceLabels: (ns) => informers.namespaces.get(undefined, ns)?.metadata?.labels,
     namespaceTerminating: (ns) =>
       Boolean(informers.namespaces.get(undefined, ns)?.metadata?.deletionTimestamp),
@@ -150,4 +151,10 @@ function kindInformer(options: ServicesOptions, kind: string) {
   const informer = options.informers.kinds.get(kind);
   if (!informer) throw new Error(`cannot resolve connections: no informer for ${kind}`);
   return informer;
+}
+
+/** The Identity reader of logins naming an Identity (`identityRef`), when Identities are watched. */
+function identityReader(options: ServicesOptions) {
+  const informer = options.informers.kinds.get('Identity');
+  return informer ? { identities: cacheReader(informer) } : {};
 }

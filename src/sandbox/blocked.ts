@@ -33,7 +33,7 @@ export function blockedResources(
       const self = place(obj.kind, obj.metadata.name, obj.metadata.namespace);
       const references = registry.find((k) => k.definition.kind === obj.kind)?.references ?? [];
       const deps = referencedObjects(obj, references).map((ref) =>
-        place(ref.kind, ref.name, obj.metadata.namespace),
+        place(ref.kind, ref.name, ref.namespace ?? obj.metadata.namespace),
       );
       return { key: resourceKey(self), kind: obj.kind, deps: deps.map(resourceKey) };
     });

@@ -20,6 +20,7 @@ local classes = {
   InvalidCredentials = "terminal",
   InvalidKey = "terminal",
   InvalidSpec = "terminal",
+  LoginMethodNotFound = "waiting",
   NamespaceNotAllowed = "terminal",
   NotFound = "terminal",
   Paused = "suspended",

@@ -7,7 +7,7 @@ import { namespaceName, namespacedConfigMapKeySelector, namespacedSecretKeySelec
 import { connectionColumns, connectionSpecFields, connectionStatusSchema } from './connection-fields.ts';
 import { defineKind } from './kind.ts';
 import { listSet, withRules } from './schema-helpers.ts';
-import { namespacedServiceAccountRef } from './service-account-login.ts';
+import { namespacedLoginRefs } from './service-account-login.ts';
 
 const labelValue = z.string().max(63).describe('Label value.');
 
@@ -77,7 +77,7 @@ export const clusterConnectionSpec = z
     ...connectionSpecFields(
       namespacedSecretKeySelector,
       namespacedConfigMapKeySelector,
-      namespacedServiceAccountRef,
+      namespacedLoginRefs,
     ),
     allowedNamespaces,
     adoption: adoption.optional(),

@@ -8,7 +8,7 @@ import { serviceUrl } from './common.ts';
 import type { PrinterColumn } from './kind.ts';
 import { commonStatusFields } from './status.ts';
 import { celCountPresent, countPresent, withRules } from './schema-helpers.ts';
-import { serviceAccountLogins } from './service-account-login.ts';
+import { serviceAccountLogins, type LoginRefs } from './service-account-login.ts';
 
 const caSources = ['caBundle', 'caBundleSecretRef', 'caBundleConfigMapRef'] as const;
 const authMethods = ['token', 'universalAuth', 'kubernetes', 'jwt', 'oidc'] as const;
@@ -45,14 +45,16 @@ export function tlsSettings<S extends z.ZodObject, C extends z.ZodObject>(secret
 }
 
 /**
- * Builds the connection spec fields for a given Secret/ConfigMap key selector and ServiceAccount
- * reference (local or namespaced). The selectors must already carry descriptions of their own fields.
+ * Builds the connection spec fields for a given Secret/ConfigMap key selector and the references
+ * of the ServiceAccount logins (ServiceAccount and Identity, local or namespaced). The selectors
+ * must already carry descriptions of their own fields.
  */
-export function connectionSpecFields<S extends z.ZodObject, C extends z.ZodObject, A extends z.ZodObject>(
-  secretRef: S,
-  configMapRef: C,
-  serviceAccountRef: A,
-) {
+export function connectionSpecFields<
+  S extends z.ZodObject,
+  C extends z.ZodObject,
+  A extends z.ZodObject,
+  I extends z.ZodObject,
+>(secretRef: S, configMapRef: C, loginRefs: LoginRefs<A, I>) {
   const auth = withRules(
     z.object({
       token: z
@@ -70,7 +72,7 @@ export function connectionSpecFields<S extends z.ZodObject, C extends z.ZodObjec
         .describe(
           'Log in with universal auth (client id + client secret); access tokens are renewed automatically.',
         ),
-      ...serviceAccountLogins(serviceAccountRef),
+      ...serviceAccountLogins(loginRefs),
     }),
     [
       {

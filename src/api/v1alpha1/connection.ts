@@ -6,10 +6,10 @@ import { z } from 'zod';
 import { configMapKeySelector, secretKeySelector } from './common.ts';
 import { connectionColumns, connectionSpecFields, connectionStatusSchema } from './connection-fields.ts';
 import { defineKind } from './kind.ts';
-import { localServiceAccountRef } from './service-account-login.ts';
+import { localLoginRefs } from './service-account-login.ts';
 
 export const connectionSpec = z
-  .object(connectionSpecFields(secretKeySelector, configMapKeySelector, localServiceAccountRef))
+  .object(connectionSpecFields(secretKeySelector, configMapKeySelector, localLoginRefs))
   .describe(
     'Where the service is and how to authenticate; Secrets and ConfigMaps are read from this namespace.',
   );

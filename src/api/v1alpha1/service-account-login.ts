@@ -1,7 +1,8 @@
 /**
  * The ServiceAccount-token logins of Connection and ClusterConnection (`auth.kubernetes`,
- * `auth.jwt`, `auth.oidc`): which machine identity to log in as and where the operator gets the
- * Kubernetes ServiceAccount token it presents. No credential is stored in any Secret.
+ * `auth.jwt`, `auth.oidc`): which machine identity to log in as (its id, or an Identity resource
+ * whose `status.id` the operator reads) and where the operator gets the Kubernetes ServiceAccount
+ * token it presents. No credential is stored in any Secret.
  */
 import { z } from 'zod';
 import { namespaceName, objectName } from './common.ts';
@@ -73,10 +74,49 @@ export const namespacedServiceAccountRef = z
 
 export type ServiceAccountRef = z.output<typeof localServiceAccountRef> & { namespace?: string };
 
-/** The three logins that present a ServiceAccount token, built for a (local or namespaced) ref. */
-export function serviceAccountLogins<R extends z.ZodObject>(serviceAccountRef: R) {
+const identityRefName = objectName.describe('Name of the Identity resource to log in as.');
+const identityRefPurpose =
+  'The operator reads the identity’s id from the Identity’s status.id; until the Identity is Ready the ' +
+  'connection waits (Ready=False; Synced=False with reason ReferenceNotReady), and a change of the Identity ' +
+  'is picked up at once.';
+
+/** An Identity resource in the Connection's own namespace. */
+export const localIdentityRef = z
+  .object({ name: identityRefName })
+  .describe(`An Identity resource in this Connection’s namespace to log in as. ${identityRefPurpose}`);
+
+/** An Identity resource in a named namespace (ClusterConnection). */
+export const namespacedIdentityRef = z
+  .object({ name: identityRefName, namespace: namespaceName.describe('Namespace of the Identity resource.') })
+  .describe(`An Identity resource to log in as. ${identityRefPurpose}`);
+
+/** A reference to the Identity to log in as, as the operator reads it. */
+export interface IdentityRef {
+  readonly name: string;
+  readonly namespace?: string;
+}
+
+/** The references of a login: local (Connection) or naming their namespace (ClusterConnection). */
+export interface LoginRefs<S extends z.ZodObject, I extends z.ZodObject> {
+  readonly serviceAccountRef: S;
+  readonly identityRef: I;
+}
+
+/** The references of a Connection's logins: ServiceAccount and Identity of its own namespace. */
+export const localLoginRefs = { serviceAccountRef: localServiceAccountRef, identityRef: localIdentityRef };
+
+/** The references of a ClusterConnection's logins: each names its namespace. */
+export const namespacedLoginRefs = {
+  serviceAccountRef: namespacedServiceAccountRef,
+  identityRef: namespacedIdentityRef,
+};
+
+const identitySources = ['identityId', 'identityRef'] as const;
+
+/** The three logins that present a ServiceAccount token, built for (local or namespaced) refs. */
+export function serviceAccountLogins<S extends z.ZodObject, I extends z.ZodObject>(refs: LoginRefs<S, I>) {
   const serviceAccountToken = withRules(
-    z.object({ projected: projected.optional(), serviceAccountRef: serviceAccountRef.optional() }),
+    z.object({ projected: projected.optional(), serviceAccountRef: refs.serviceAccountRef.optional() }),
     [
       {
         rule: `${celCountPresent(tokenSources)} == 1`,
@@ -85,36 +125,58 @@ export function serviceAccountLogins<R extends z.ZodObject>(serviceAccountRef: R
       },
     ],
   ).describe('Where the ServiceAccount token comes from: exactly one of projected or serviceAccountRef.');
-  const login = (what: string) =>
-    z
-      .object({
+  const login = (method: string, what: string) =>
+    withRules(
+      z.object({
         identityId: z
           .string()
           .min(1)
           .max(256)
-          .describe(`Id of the machine identity to log in as; it must have ${what} configured.`),
+          .optional()
+          .describe(
+            `Id of the machine identity to log in as; it must have ${what} configured. ` +
+              'Exactly one of identityId or identityRef.',
+          ),
+        identityRef: refs.identityRef
+          .optional()
+          .describe(
+            `${refs.identityRef.description ?? ''} The identity must have ${what} configured. ` +
+              'Exactly one of identityId or identityRef.',
+          ),
         serviceAccountToken,
-      })
-      .optional();
+      }),
+      [
+        {
+          rule: `${celCountPresent(identitySources)} == 1`,
+          message: `${method}: set exactly one of identityId or identityRef`,
+          check: (value) => countPresent(value, identitySources) === 1,
+        },
+      ],
+    ).optional();
   return {
-    kubernetes: login('Kubernetes auth').describe(
+    kubernetes: login('kubernetes', 'Kubernetes auth').describe(
       'Log in with the service’s Kubernetes auth: the service checks the ServiceAccount token by a ' +
         'TokenReview against the cluster. Access tokens are renewed automatically.',
     ),
-    jwt: login('JWT auth').describe(
+    jwt: login('jwt', 'JWT auth').describe(
       'Log in with the service’s JWT auth: the service verifies the ServiceAccount token against the ' +
         'cluster’s keys (static keys or JWKS URL). Access tokens are renewed automatically.',
     ),
-    oidc: login('OIDC auth').describe(
+    oidc: login('oidc', 'OIDC auth').describe(
       'Log in with the service’s OIDC auth: the service verifies the ServiceAccount token against the ' +
         'cluster issuer’s discovery document and JWKS. Access tokens are renewed automatically.',
     ),
   };
 }
 
-/** Spec of one ServiceAccount-token login, as the operator reads it. */
+/**
+ * Spec of one ServiceAccount-token login, as the operator reads it: exactly one of `identityId`
+ * and `identityRef` (the connection resolver replaces the reference by the Identity's id before
+ * the client is built).
+ */
 export interface ServiceAccountLogin {
-  readonly identityId: string;
+  readonly identityId?: string;
+  readonly identityRef?: IdentityRef;
   readonly serviceAccountToken: {
     readonly projected?: { readonly path: string };
     readonly serviceAccountRef?: ServiceAccountRef;

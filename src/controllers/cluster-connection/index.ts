@@ -8,9 +8,10 @@
 import { clusterConnectionKind, type ClusterConnectionSpec } from '../../api/v1alpha1/index.ts';
 import type { DirectKindController } from '../../managed/direct/kind.ts';
 import { readsConfigMaps, readsSecrets } from '../rbac-needs.ts';
-import type { KindRegistration } from '../registration.ts';
+import { dependenciesFrom, type KindRegistration } from '../registration.ts';
 import { configMapKeyRefs, secretKeyRefs } from '../../managed/connections/credentials.ts';
 import { serviceAccountLoginRbac } from '../connection/rbac.ts';
+import { connectionReferences } from '../connection/references.ts';
 import { connectionSync, type ConnectionStatusFields } from '../connection/sync.ts';
 
 export const clusterConnectionController: DirectKindController<
@@ -22,12 +23,14 @@ export const clusterConnectionController: DirectKindController<
   referencedSecrets: (obj) => secretKeyRefs(obj.spec, undefined),
   referencedConfigMaps: (obj) => configMapKeyRefs(obj.spec, undefined),
   heldByDependents: true,
+  // The Identity an identityRef names becoming Ready (or changing its id) is picked up at once.
+  dependencies: dependenciesFrom(connectionReferences),
 };
 
 export const clusterConnectionRegistration: KindRegistration = {
   definition: clusterConnectionController.definition,
   runtime: { reconciler: 'direct', controller: clusterConnectionController },
-  references: [],
+  references: connectionReferences,
   rbac: [
     readsSecrets('the credentials it references'),
     readsConfigMaps('the CA bundle of a custom service TLS root'),

@@ -7,9 +7,10 @@
 import { connectionKind, type ConnectionSpec } from '../../api/v1alpha1/index.ts';
 import type { DirectKindController } from '../../managed/direct/kind.ts';
 import { readsConfigMaps, readsSecrets } from '../rbac-needs.ts';
-import type { KindRegistration } from '../registration.ts';
+import { dependenciesFrom, type KindRegistration } from '../registration.ts';
 import { configMapKeyRefs, secretKeyRefs } from '../../managed/connections/credentials.ts';
 import { serviceAccountLoginRbac } from './rbac.ts';
+import { connectionReferences } from './references.ts';
 import { connectionSync, type ConnectionStatusFields } from './sync.ts';
 
 export const connectionController: DirectKindController<ConnectionSpec, ConnectionStatusFields> = {
@@ -18,12 +19,14 @@ export const connectionController: DirectKindController<ConnectionSpec, Connecti
   referencedSecrets: (obj) => secretKeyRefs(obj.spec, obj.metadata.namespace),
   referencedConfigMaps: (obj) => configMapKeyRefs(obj.spec, obj.metadata.namespace),
   heldByDependents: true,
+  // The Identity an identityRef names becoming Ready (or changing its id) is picked up at once.
+  dependencies: dependenciesFrom(connectionReferences),
 };
 
 export const connectionRegistration: KindRegistration = {
   definition: connectionController.definition,
   runtime: { reconciler: 'direct', controller: connectionController },
-  references: [],
+  references: connectionReferences,
   rbac: [
     readsSecrets('the credentials it references'),
     readsConfigMaps('the CA bundle of a custom service TLS root'),

@@ -15,6 +15,15 @@ export const connectionReasons = declareReasons('Connection', {
       'Fix the Secret or the auth settings, or the identity’s auth method in the service (allowed namespaces, ' +
       'names, audience, issuer).',
   },
+  LoginMethodNotFound: {
+    class: 'waiting',
+    conditions: ['Ready', 'Synced'],
+    description:
+      'The service has no such auth method attached to the identity (the login answered 404), e.g. an ' +
+      'IdentityAuth applied together with the connection is not attached yet; retried every 15 s.',
+    remedy:
+      'Attach the method (an IdentityAuth of the identity, or in the service), or name another identity.',
+  },
   TokenSourceNotAllowed: {
     class: 'terminal',
     conditions: ['Ready', 'Synced'],

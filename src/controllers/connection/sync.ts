@@ -9,10 +9,14 @@
  * | a referenced Secret/key is missing | False `CredentialsNotFound`  | False `CredentialsNotFound`    |
  * | no usable ServiceAccount token     | False `TokenSourceNotAllowed`, `AudienceNotAllowed` or         |
  * |                                    | `ServiceAccountTokenUnavailable` (retried), on both            |
+ * | `identityRef`: Identity not usable | False `Unavailable` (why)    | False `ReferenceNotReady`      |
+ * | login method not attached (404)    | False `LoginMethodNotFound` (retried every 15 s), on both     |
  * | service unreachable, 5xx           | unchanged                    | False (retried with backoff)   |
  *
  * Every resource using the connection shares the client built here (same cache key), so a
- * Secret change rebuilds it once for everybody.
+ * Secret change rebuilds it once for everybody. A change of the Identity an `identityRef` names
+ * reconciles the connection at once (its declared reference, `references.ts`); no token is ever
+ * logged or written to status.
  */
 import type { ManagedObject } from '../../managed/external-client.ts';
 import { Reasons } from '../../runtime/conditions.ts';
@@ -23,6 +27,8 @@ import {
   ServiceAccountTokenError,
   type TokenProblem,
 } from '../../managed/connections/service-account-token.ts';
+import { LoginIdentityNotReadyError } from '../../managed/connections/login-identity.ts';
+import { REFERENCE_NOT_READY } from '../../managed/references.ts';
 import { checkCredentials, type CredentialCheck } from './verify.ts';
 import { connectionReasons } from './reasons.ts';
 import type { Reason } from '../../runtime/reasons.ts';
@@ -43,6 +49,8 @@ const tokenReasons: Readonly<Record<TokenProblem, Reason>> = {
 
 /** Retry of a connection without a ServiceAccount token (the file or ServiceAccount may appear). */
 const tokenRetryMs = 30_000;
+/** Retry of a login whose method is not attached yet (an IdentityAuth applied alongside). */
+export const loginMethodRetryMs = 15_000;
 
 function failed(
   reason: Reason,
@@ -53,8 +61,16 @@ function failed(
   return { ready: state, synced: state, status: {}, ...(requeueAfterMs ? { requeueAfterMs } : {}) };
 }
 
+/** Waiting for the Identity the login names: Synced says why, Ready repeats it for the users. */
+function waitingForIdentity(error: LoginIdentityNotReadyError): DirectOutcome<ConnectionStatusFields> {
+  const ready: ConditionState = { status: 'False', reason: Reasons.Unavailable, message: error.message };
+  const synced: ConditionState = { status: 'False', reason: REFERENCE_NOT_READY, message: error.message };
+  return { ready, synced, status: {}, requeueAfterMs: error.requeueAfterMs };
+}
+
 /** The outcome for an error reading credentials or obtaining a token; undefined: not such an error. */
 function credentialFailure(error: unknown): DirectOutcome<ConnectionStatusFields> | undefined {
+  if (error instanceof LoginIdentityNotReadyError) return waitingForIdentity(error);
   if (error instanceof MissingCredentialsError) return failed(error.reason, error.message);
   if (!(error instanceof ServiceAccountTokenError)) return undefined;
   const reason = tokenReasons[error.problem];
@@ -90,6 +106,8 @@ export function connectionSync<Spec extends ConnectionSettings>(
           ctx.log.warn({ reason: error.problem, error: error.message }, 'no usable ServiceAccount token');
         return outcome;
       }
+      if (!check.accepted && check.methodNotAttached)
+        return failed(connectionReasons.names.LoginMethodNotFound, check.message, loginMethodRetryMs);
       if (!check.accepted) return failed(INVALID_CREDENTIALS, check.message);
       const wasReady = obj.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
       return {

@@ -5,7 +5,8 @@
  * devserver:
  * 1. obtain the access token: a universal-auth login (which already proves the client id and
  *    secret), a Kubernetes/JWT/OIDC login with a ServiceAccount token (which proves the identity's
- *    method accepts it; a refusal quotes what did not match), or the token from the Secret as is;
+ *    method accepts it; a refusal quotes what did not match; 404 when the identity has no such
+ *    method attached), or the token from the Secret as is;
  * 2. read the identity the token belongs to, `GET /api/v1/identities/{identityId}`, with the
  *    identity id taken from the token's JWT claims (`identityId`). Any authenticated call proves
  *    the token; this one also yields the organization id. An identity whose org role may not read
@@ -24,10 +25,13 @@ import {
   type ServiceClient,
 } from '../../client/index.ts';
 
-/** The verdict on a set of credentials. */
+/**
+ * The verdict on a set of credentials. `methodNotAttached`: the login answered 404, the identity
+ * has no such auth method (yet) — worth retrying soon, unlike a refusal.
+ */
 export type CredentialCheck =
   | { readonly accepted: true; readonly identityId?: string; readonly organizationId?: string }
-  | { readonly accepted: false; readonly message: string };
+  | { readonly accepted: false; readonly message: string; readonly methodNotAttached?: true };
 
 /** The `identityId` claim of an identity access token (a JWT), without verifying it. */
 export function identityIdFromToken(token: string): string | undefined {
@@ -69,6 +73,13 @@ async function tokenOrVerdict(
     return await accessToken(signal);
   } catch (error) {
     if (isLoginRefusal(error)) return rejected(error);
+    // A login (never a static token) to an identity without that method: 404 (docs/service-facts.md).
+    if (error instanceof NotFoundError)
+      return {
+        accepted: false,
+        message: `the login was refused: ${error.serviceMessage}`,
+        methodNotAttached: true,
+      };
     throw error;
   }
 }

@@ -4,8 +4,9 @@
  *
  * Clients are cached per connection identity and credential version, where the version is the
  * connection's uid and generation plus the resourceVersions of every Secret and ConfigMap it
- * reads: editing the Connection or rotating its Secret builds a new client on the next use; the
- * old one is closed after a grace period (`createClientCache`).
+ * reads and the id of the Identity its login names (`identityRef`, `login-identity.ts`): editing
+ * the Connection, rotating its Secret or recreating its Identity builds a new client on the next
+ * use; the old one is closed after a grace period (`createClientCache`).
  *
  * Namespace deletion: the namespace controller deletes a Connection and its Secrets together with
  * the resources that use it, so the resources' deletion policies could no longer reach the
@@ -45,7 +46,7 @@ import { createClientCache, type ClientCache } from '../client-cache.ts';
 import type { ManagedObject } from '../external-client.ts';
 import type { ObjectReader } from '../kube-objects.ts';
 import { ADOPTION_NOT_ALLOWED, isAdopting } from '../ownership.ts';
-import { REFERENCE_NOT_READY } from '../references.ts';
+import { REFERENCE_NOT_READY, type ReferencedObject } from '../references.ts';
 import { CONDITION_READY, getCondition } from '../../runtime/conditions.ts';
 import { TerminalError, WaitingError } from '../../runtime/errors.ts';
 import {
@@ -55,6 +56,7 @@ import {
   isBeingDeleted,
 } from '../../runtime/object-meta.ts';
 import { ConnectionClientFactory, type ConnectionClient } from './clients.ts';
+import { LoginIdentityNotReadyError, loginIdentityId, withLoginIdentity } from './login-identity.ts';
 import { commonReasons } from '../../runtime/common-reasons.ts';
 
 export type ConnectionKindName = 'Connection' | 'ClusterConnection';
@@ -72,6 +74,8 @@ export interface PayloadVersions {
 
 export interface ConnectionResolverOptions {
   readonly readers: Readonly<Record<ConnectionKindName, ObjectReader<ConnectionObject>>>;
+  /** Identity resources, for logins naming one by `identityRef` (undefined: such logins wait). */
+  readonly identities?: ObjectReader<ReferencedObject>;
   /** Labels of a namespace, undefined when unknown (ClusterConnection admission by selector). */
   readonly namespaceLabels: (namespace: string) => Readonly<Record<string, string>> | undefined;
   readonly versions: PayloadVersions;
@@ -217,8 +221,9 @@ export class ConnectionResolver {
   }
 
   /**
-   * The client of a connection object, built from its current spec and Secrets (no readiness
-   * check: the connection controllers use this to verify the credentials).
+   * The client of a connection object, built from its current spec, Secrets and login Identity
+   * (no readiness check of the connection itself: the connection controllers use this to verify
+   * the credentials). Throws `LoginIdentityNotReadyError` while an `identityRef` is not usable.
    */
   async clientFor(
     kind: ConnectionKindName,
@@ -234,14 +239,18 @@ export class ConnectionResolver {
     const current = freeze ? this.cache.peek(key) : undefined;
     const frozen = await current?.catch(() => undefined);
     if (frozen) return frozen;
-    const credentialVersion = await this.credentialVersion(obj, settings, namespace);
+    const resolved = await withLoginIdentity(obj, settings, {
+      identities: this.o.identities,
+      waitRequeueMs: this.o.waitRequeueMs,
+    });
+    const credentialVersion = await this.credentialVersion(obj, resolved, namespace);
     return this.cache.get({ connection: key, credentialVersion }, async () => {
-      const credentials = await readCredentials(settings, namespace, this.o.sources);
+      const credentials = await readCredentials(resolved, namespace, this.o.sources);
       return this.factory.build({
         key,
-        url: settings.url,
+        url: resolved.url,
         credentials,
-        ...(settings.requestsPerMinute ? { requestsPerMinute: settings.requestsPerMinute } : {}),
+        ...(resolved.requestsPerMinute ? { requestsPerMinute: resolved.requestsPerMinute } : {}),
       });
     });
   }
@@ -280,6 +289,9 @@ export class ConnectionResolver {
     try {
       return await this.clientFor(ref.kind, connection, settings);
     } catch (error) {
+      // The connection's own reconcile reports it too (its Identity's change wakes it).
+      if (error instanceof LoginIdentityNotReadyError)
+        throw waitingFor(user, ref, `it cannot log in yet (${error.message})`, this.o.waitRequeueMs);
       if (!(error instanceof MissingCredentialsError) || !isBeingDeleted(connection)) throw error;
       const why = `it is being deleted and its credentials are gone (${error.message})`;
       throw waitingFor(user, ref, why, this.o.waitRequeueMs);
@@ -367,6 +379,8 @@ export class ConnectionResolver {
       obj.metadata.uid ?? '',
       String(obj.metadata.generation ?? 0),
       ...versions.map((v) => v ?? '-'),
+      // The Identity an identityRef names may be recreated with a new id.
+      loginIdentityId(settings) ?? '-',
     ].join('/');
   }
 }

@@ -92,9 +92,12 @@ export function serviceAccountCredentials(
       'this operator has no access to ServiceAccount tokens',
     );
   }
+  const identityId = found.login.identityId;
+  // `identityRef` is replaced by the Identity's id before credentials are read (login-identity.ts).
+  if (!identityId) throw new Error(`cannot log in: spec.auth.${found.method}.identityRef is not resolved`);
   return {
     method: found.method,
-    identityId: found.login.identityId,
+    identityId,
     jwt: serviceAccountTokenSupplier(source, tokens, sources.nowMs ?? Date.now),
   };
 }
