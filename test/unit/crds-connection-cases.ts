@@ -73,5 +73,60 @@ export function serviceAccountLoginCases(): BadObjectCase[] {
       }),
       apiMessage: 'should have at least 1 items',
     },
+    ...identityRefCases(),
+  ];
+}
+
+const demoCiToken = { serviceAccountRef: { name: 'demo-ci', audiences: ['coffer'] } };
+
+/** `identityId` or `identityRef`: exactly one; a ClusterConnection's reference names its namespace. */
+function identityRefCases(): BadObjectCase[] {
+  const clusterSpec = (login: Spec): Spec => {
+    const spec = sampleSpec('ClusterConnection');
+    spec['auth'] = { kubernetes: login };
+    return spec;
+  };
+  return [
+    {
+      reason: 'Connection naming its login identity by both id and reference',
+      kind: 'Connection',
+      spec: connectionVariant((s) => {
+        s['auth'] = {
+          kubernetes: {
+            identityId: 'id',
+            identityRef: { name: 'demo-ci' },
+            serviceAccountToken: demoCiToken,
+          },
+        };
+      }),
+      apiMessage: 'kubernetes: set exactly one of identityId or identityRef',
+      zodMessage: 'kubernetes: set exactly one of identityId or identityRef',
+    },
+    {
+      reason: 'Connection naming no login identity',
+      kind: 'Connection',
+      spec: connectionVariant((s) => {
+        s['auth'] = { jwt: { serviceAccountToken: demoCiToken } };
+      }),
+      apiMessage: 'jwt: set exactly one of identityId or identityRef',
+      zodMessage: 'jwt: set exactly one of identityId or identityRef',
+    },
+    {
+      reason: 'ClusterConnection naming an Identity without its namespace',
+      kind: 'ClusterConnection',
+      spec: clusterSpec({ identityRef: { name: 'demo-ci' }, serviceAccountToken: { projected: {} } }),
+      apiMessage: 'spec.auth.kubernetes.identityRef.namespace: Required value',
+    },
+    {
+      reason: 'ClusterConnection naming its login identity by both id and reference',
+      kind: 'ClusterConnection',
+      spec: clusterSpec({
+        identityId: 'id',
+        identityRef: { name: 'demo-ci', namespace: 'default' },
+        serviceAccountToken: { projected: {} },
+      }),
+      apiMessage: 'kubernetes: set exactly one of identityId or identityRef',
+      zodMessage: 'kubernetes: set exactly one of identityId or identityRef',
+    },
   ];
 }
