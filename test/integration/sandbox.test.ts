@@ -2,7 +2,8 @@
  * `coffer sandbox` without its terminal: `startSandbox` starts its own control plane, CRDs,
  * devserver, Bootstrap, operator and the samples; every sample of a kind this build runs a
  * controller for gets Ready, the Bootstrap's Connection is created, the demo-ci ServiceAccount
- * logs in as demo-ci through Kubernetes auth (no stored token), the WorkloadSecret sample delivers
+ * logs in as demo-ci through Kubernetes auth (no stored token), the Connection demo-ci logs in as the
+ * Identity it names (identityRef), the WorkloadSecret sample reads as demo-ci through it, delivers
  * the demo project's config into its Secret and a change in the service updates it and restarts
  * the sample Deployment demo-app exactly once, the operator log holds no sample secret, kube-controller-manager garbage-collects owned objects, and `stop()` leaves no
  * process, port or directory behind.
@@ -162,6 +163,34 @@ describe('coffer sandbox (in-process)', () => {
     // No Secret of the namespace holds a credential of demo-ci.
     const secrets = await core.listNamespacedSecret({ namespace });
     expect(secrets.items.map((item) => item.metadata?.name)).not.toContain('demo-ci-token');
+  });
+
+  it('gets the Connection demo-ci Ready as the Identity demo-ci, and the WorkloadSecret reads through it', async () => {
+    interface Conditioned {
+      status?: { id?: string; conditions?: { type: string; status: string }[] };
+    }
+    const identity = await cofferObject<Conditioned>(sandbox, 'identities', 'demo-ci');
+    const connection = await cofferObject<Conditioned & { spec: unknown }>(sandbox, 'connections', 'demo-ci');
+    expect(connection.spec).toMatchObject({ auth: { kubernetes: { identityRef: { name: 'demo-ci' } } } });
+    expect(connection.status?.conditions).toContainEqual(
+      expect.objectContaining({ type: 'Ready', status: 'True' }),
+    );
+    // The service accepted a login as demo-ci: the access token's identity is the Identity's id.
+    expect(identity.status?.id).toEqual(expect.any(String));
+    expect(connection.status?.id).toBe(identity.status?.id);
+    const delivery = await cofferObject<{ spec: { connectionRef: unknown } }>(
+      sandbox,
+      'workloadsecrets',
+      'demo-app-env',
+    );
+    expect(delivery.spec.connectionRef).toEqual({ kind: 'Connection', name: 'demo-ci' });
+    // No Secret of the namespace holds a credential of demo-ci: its Identity's output has ids only.
+    const core = sandbox.cluster.kubeConfig().makeApiClient(CoreV1Api);
+    const secrets = await core.listNamespacedSecret({ namespace: sandbox.namespace });
+    const ofDemoCi = secrets.items.filter((item) => item.metadata?.name?.startsWith('demo-ci'));
+    expect(ofDemoCi.map((item) => [item.metadata?.name, Object.keys(item.data ?? {}).sort()])).toEqual([
+      ['demo-ci-identity', ['identityId', 'organizationId']],
+    ]);
   });
 
   it('delivers the demo config into demo-app-env; a change restarts demo-app exactly once', async () => {
