@@ -158,7 +158,9 @@ describe('additional privileges', () => {
     const staging = await t.call('GET', `/api/v3/secrets/raw?workspaceId=${projectId}&environment=staging`, {
       token: who.token,
     });
-    expect(staging.status).toBe(403);
+    // A rule elsewhere in the project lets the list through; it shows what the rules reach (nothing).
+    expect(staging.status).toBe(200);
+    expect(staging.body.secrets).toEqual([]);
     const v1 = await t.call(
       'GET',
       `/api/v1/additional-privilege/identity?identityId=${who.identityId}&projectSlug=${projectSlug}`,
@@ -217,7 +219,14 @@ describe('additional privileges', () => {
       },
     });
     expect(v1ok.body.privilege.slug).toBe('tmp3');
-    expect((await t.call('GET', secrets(), { token: who.token })).status).toBe(403);
+    // The privilege now reaches prod only: the dev list answers 200 and shows none of its secrets.
+    const seeded = await t.call('POST', '/api/v3/secrets/raw/IN_DEV', {
+      body: { workspaceId: projectId, environment: 'dev', secretValue: 'v' },
+    });
+    expect(seeded.status).toBe(200);
+    const devList = await t.call('GET', secrets(), { token: who.token });
+    expect(devList.status).toBe(200);
+    expect(devList.body.secrets).toEqual([]);
   });
 });
 

@@ -6,8 +6,7 @@
  */
 import { z } from 'zod';
 import type { DevApp } from '../app.ts';
-import { notFound, permissionDenied } from '../domain/errors.ts';
-import { can, relevantRules } from '../domain/permission-rules.ts';
+import { notFound } from '../domain/errors.ts';
 import { normalizeSecretPath, type Scope, type SecretView } from '../domain/secret-model.ts';
 import { importsOf } from '../domain/secret-imports.ts';
 import { expandFolder } from '../domain/secret-references.ts';
@@ -95,11 +94,9 @@ function listSecrets(app: DevApp, ctx: RequestContext): unknown {
   const target = { ...refOf(q, q.environment), secretPath: q.secretPath, recursive: q.recursive };
   const { scope, rules } = resolveListScope(app, ctx, target);
   const all = app.secrets.listSecrets(scope, { path: q.secretPath, recursive: q.recursive });
+  // As the service: with a describe rule somewhere in the project (checked by resolveListScope), the
+  // list answers 200 with what the rules let the caller see — possibly nothing (service-facts).
   const visible = all.filter((s) => canDescribe(rules, s));
-  const pathContext = { environment: scope.environment, secretPath: normalizeSecretPath(q.secretPath) };
-  if (visible.length === 0 && !can(rules, 'describeSecret', 'secrets', pathContext)) {
-    throw permissionDenied('describeSecret', 'secrets', relevantRules(rules, 'describeSecret', 'secrets'));
-  }
   const shown = q.expandSecretReferences ? expandedViews(app, scope, visible) : visible;
   const secrets = shown.map((s) => withVisibility(rules, s, q.viewSecretValue));
   const folders = [...new Set([normalizeSecretPath(q.secretPath), ...all.map((s) => s.secretPath)])];
