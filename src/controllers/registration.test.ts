@@ -9,6 +9,7 @@ import {
   referencedObjects,
   type ReferenceDeclaration,
 } from './registration.ts';
+import { connectionReferences } from './connection/references.ts';
 import { kindDefinitions, kindRegistry } from './registry.ts';
 
 const repoRoot = join(import.meta.dirname, '..', '..');
@@ -57,6 +58,16 @@ describe('referencedObjects', () => {
     ]);
     const foreign = { spec: { connectionRef: { kind: 'Secret', name: 'c' } } };
     expect(referencedObjects(foreign, [connectionReference])).toEqual([{ kind: 'Connection', name: 'c' }]);
+  });
+
+  it('keeps the namespace a reference names (a ClusterConnection’s identityRef)', () => {
+    const login = (identityRef: Record<string, string>) => ({ spec: { auth: { oidc: { identityRef } } } });
+    expect(referencedObjects(login({ name: 'app', namespace: 'team-a' }), connectionReferences)).toEqual([
+      { kind: 'Identity', name: 'app', namespace: 'team-a' },
+    ]);
+    expect(referencedObjects(login({ name: 'app' }), connectionReferences)).toEqual([
+      { kind: 'Identity', name: 'app' },
+    ]);
   });
 
   it('leaves references without watch out of dependencies', () => {

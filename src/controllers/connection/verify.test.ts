@@ -1,7 +1,13 @@
 // The credential check against a devserver on loopback: token, universal auth, rejections, and
 // an identity that may not read identities.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServiceClient, staticToken, universalAuth, type ServiceClient } from '../../client/index.ts';
+import {
+  createServiceClient,
+  jwtLogin,
+  staticToken,
+  universalAuth,
+  type ServiceClient,
+} from '../../client/index.ts';
 import { startTestServer, createIdentityWithToken, type TestServer } from '../../devserver/test-support.ts';
 import { checkCredentials, identityIdFromToken } from './verify.ts';
 
@@ -94,6 +100,19 @@ describe('checkCredentials', () => {
     expect(await checkCredentials(client, token)).toEqual({
       accepted: false,
       message: 'the token is not a machine-identity access token (no identityId claim)',
+    });
+  });
+
+  it('tells a login to an identity without that method (404) from a refusal', async () => {
+    const bare = await createIdentityWithToken(t, admin.orgId, { role: 'no-access' });
+    const { client, token } = clientWith(
+      jwtLogin({ method: 'kubernetes', identityId: bare.identityId, jwt: () => Promise.resolve('a.b.c') }),
+    );
+    expect(await checkCredentials(client, token)).toEqual({
+      accepted: false,
+      message:
+        'the login was refused: Kubernetes auth method not found for identity, did you configure Kubernetes auth?',
+      methodNotAttached: true,
     });
   });
 
