@@ -9,7 +9,7 @@ import type { StdioOptions } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { buildAllCrds } from '../api/crd/build.ts';
 import { allKinds } from '../api/v1alpha1/index.ts';
 import type { KindController } from '../controllers/kind-controller.ts';
@@ -137,7 +137,16 @@ async function applyResources(
 ): Promise<void> {
   const ids = reusedDir ? readExternalIds(reusedDir) : new Map<string, string>();
   const samples = withExternalIds(plan.samples, (obj) => ids.get(resourceKey(resourceOf(obj))));
-  const stored = await applyObjects(kc, [...plan.bootstrap, ...samples], SANDBOX_FIELD_MANAGER);
+  const all = [...plan.bootstrap, ...samples];
+  // Objects are applied concurrently, but a service-account-token Secret that arrives before its
+  // ServiceAccount is deleted at once by the token controller: ServiceAccounts go first.
+  const isAccount = (obj: KubernetesObject) => obj.kind === 'ServiceAccount';
+  await applyObjects(kc, all.filter(isAccount), SANDBOX_FIELD_MANAGER);
+  const stored = await applyObjects(
+    kc,
+    all.filter((obj) => !isAccount(obj)),
+    SANDBOX_FIELD_MANAGER,
+  );
   const bootstrap = stored.find((obj) => obj.kind === 'Bootstrap');
   const output = (bootstrap as { spec?: { outputSecretName?: unknown } } | undefined)?.spec?.outputSecretName;
   if (!reusedDir || !bootstrap || typeof output !== 'string') return;
