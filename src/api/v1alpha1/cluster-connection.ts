@@ -74,11 +74,7 @@ const adoption = z
 
 export const clusterConnectionSpec = z
   .object({
-    ...connectionSpecFields(
-      namespacedSecretKeySelector,
-      namespacedConfigMapKeySelector,
-      namespacedLoginRefs,
-    ),
+    ...connectionSpecFields(namespacedSecretKeySelector, namespacedConfigMapKeySelector, namespacedLoginRefs),
     allowedNamespaces,
     adoption: adoption.optional(),
   })
