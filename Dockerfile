@@ -42,10 +42,8 @@ EXPOSE 8080 8081
 # under a burst of reconciles, and V8 keeps heap pages it once used; 8 held 16 MiB even at rest):
 # measured with `npm run bench`, 1 instead of 8 lowers the operator's resident memory by ~20 MiB
 # at rest and at 1,000 resources for a little more GC CPU (docs/reliability.md, issue 18).
-# --max-opt=2 stops V8's tiering at its mid-tier compiler (Maglev): the optimising compiler's code
-# and compile memory stay out (~5 MiB at rest, ~6 MiB at the peak of 1,000 SecretBatches) with no
-# CPU cost measurable in the benchmark; --optimize-for-size grows the heap in smaller steps. Both
-# must be here: NODE_OPTIONS refuses them. The Helm chart adds a heap limit in NODE_OPTIONS
-# (values `nodeOptions`); `npm run bench` measures with all of these.
-ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=1", "--max-opt=2", "--optimize-for-size", "bin/coffer.js"]
+# The Helm chart passes the same flag and a heap limit in NODE_OPTIONS (values `nodeOptions`).
+# --max-opt=2 --optimize-for-size were measured too and left out: ~10 MiB less at rest and at
+# 1,000 resources, but 57% more CPU converging 10,000 (docs/reliability.md, issue 18).
+ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=1", "bin/coffer.js"]
 CMD ["operator"]

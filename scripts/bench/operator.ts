@@ -93,11 +93,9 @@ const { values } = parseCommandLine(usage, () =>
       'no-events-poll-interval': { type: 'string', default: '60s' },
       samples: { type: 'string', default: '50' },
       workers: { type: 'string', default: '4' },
-      // Node.js options of the operator process; the default is what the image and the Helm chart
-      // run it with: the image's ENTRYPOINT flags (--max-semi-space-size=1 --max-opt=2
-      // --optimize-for-size; NODE_OPTIONS accepts no --max-opt) plus the chart's NODE_OPTIONS
-      // (values `nodeOptions`, --max-old-space-size=256).
-      'node-options': { type: 'string', default: '--max-semi-space-size=1 --max-opt=2 --optimize-for-size --max-old-space-size=256' },
+      // Node.js options of the operator process; the default is what the Helm chart runs it with
+      // (values `nodeOptions`, NODE_OPTIONS; the image's ENTRYPOINT passes the same semi-space size).
+      'node-options': { type: 'string', default: '--max-semi-space-size=1 --max-old-space-size=256' },
       concurrency: { type: 'string', default: '32' },
       'budget-batches': { type: 'string', default: '20' },
       'budget-rpm': { type: 'string', default: '100' },

@@ -53,7 +53,7 @@ const { values } = parseCommandLine(usage, () =>
       'node-options': {
         type: 'string',
         multiple: true,
-        default: ['--max-semi-space-size=1 --max-opt=2 --optimize-for-size --max-old-space-size=256'],
+        default: ['--max-semi-space-size=1 --max-old-space-size=256'],
       },
       'settle-seconds': { type: 'string', default: '20' },
       'heap-snapshot-dir': { type: 'string' },
