@@ -72,6 +72,25 @@ describe('ObjectStore', () => {
     expect(store.byIndex('secret', 'b/s1')).toEqual([]);
   });
 
+  it('keeps a lone key or value as a string, a Set or array only while there are several', () => {
+    const store = storeWithIndex();
+    for (let i = 0; i < 1000; i++) store.upsert(obj('a', `p${i}`, '1', [`s${i}`]));
+    expect(store.indexContainers('secret')).toEqual({ sets: 0, arrays: 0 });
+    store.upsert(obj('a', 'shared', '1', ['s1', 's2']));
+    expect(store.indexContainers('secret')).toEqual({ sets: 2, arrays: 1 });
+    expect(store.byIndex('secret', 'a/s1').map(objectKey).sort()).toEqual(['a/p1', 'a/shared']);
+    store.upsert(obj('a', 'shared', '2', ['s2']));
+    expect(store.indexContainers('secret')).toEqual({ sets: 1, arrays: 0 });
+    expect(store.byIndex('secret', 'a/s1').map(objectKey)).toEqual(['a/p1']);
+    store.remove('a', 'shared');
+    expect(store.indexContainers('secret')).toEqual({ sets: 0, arrays: 0 });
+    expect(store.byIndex('secret', 'a/s2').map(objectKey)).toEqual(['a/p2']);
+    store.upsert(obj('a', 'p1', '2', ['s1']));
+    expect(store.byIndex('secret', 'a/s1').map(objectKey)).toEqual(['a/p1']);
+    store.remove('a', 'p1');
+    expect(store.byIndex('secret', 'a/s1')).toEqual([]);
+  });
+
   it('indexes objects already present when an index is added', () => {
     const store = new ObjectStore<Ref>();
     store.upsert(obj('a', 'p1', '1', ['s1']));

@@ -15,12 +15,23 @@ export type UpsertOutcome<T> = { kind: 'added' } | { kind: 'updated'; old: T } |
 
 // Method syntax (not a function-typed property) keeps the store covariant enough that an
 // `Informer<V1Secret>` can be passed where an `Informer<KubeObject>` is expected.
+//
+// Most values and keys have one entry (a SecretBatch's own Secret, one Connection per object): a
+// lone entry is kept as the string itself, a Set or array only from the second on. At 10,000
+// objects this saves a Set (~150 bytes) per value and an array per key (`docs/reliability.md`,
+// issue 18, fourth step).
 interface Index<T> {
   valuesOf(obj: T): readonly string[];
-  /** value → keys of the objects with that value. */
-  readonly byValue: Map<string, Set<string>>;
-  /** key → values the object was indexed under (to unindex it later). */
-  readonly byKey: Map<string, readonly string[]>;
+  /** value → key of the object with that value, or a Set of keys when several have it. */
+  readonly byValue: Map<string, string | Set<string>>;
+  /** key → value the object was indexed under, or several (to unindex it later). */
+  readonly byKey: Map<string, string | readonly string[]>;
+}
+
+/** The entries of a one-or-many slot (`Index.byValue`, `Index.byKey`). */
+function entriesOf(slot: string | Iterable<string> | undefined): Iterable<string> {
+  if (slot === undefined) return [];
+  return typeof slot === 'string' ? [slot] : slot;
 }
 
 /** `namespace/name`, or `name` for cluster-scoped objects (the work-queue key format). */
@@ -62,10 +73,8 @@ export class ObjectStore<T extends KubeObject> {
 
   /** Objects whose index `name` contains `value`. Throws when the index does not exist. */
   byIndex(name: string, value: string): T[] {
-    const keys = this.requireIndex(name).byValue.get(value);
-    if (!keys) return [];
     const out: T[] = [];
-    for (const key of keys) {
+    for (const key of entriesOf(this.requireIndex(name).byValue.get(value))) {
       const obj = this.getByKey(key);
       if (obj) out.push(obj);
     }
@@ -133,25 +142,36 @@ export class ObjectStore<T extends KubeObject> {
   private indexInto(index: Index<T>, key: string, obj: T): void {
     const values = [...new Set(index.valuesOf(obj))];
     if (values.length === 0) return;
-    index.byKey.set(key, values);
+    index.byKey.set(key, values.length === 1 ? (values[0] as string) : values);
     for (const value of values) {
-      let keys = index.byValue.get(value);
-      if (!keys) {
-        keys = new Set();
-        index.byValue.set(value, keys);
-      }
-      keys.add(key);
+      const keys = index.byValue.get(value);
+      if (keys === undefined || keys === key) index.byValue.set(value, key);
+      else if (typeof keys === 'string') index.byValue.set(value, new Set([keys, key]));
+      else keys.add(key);
     }
   }
 
   private unindex(index: Index<T>, key: string): void {
     const values = index.byKey.get(key);
-    if (!values) return;
+    if (values === undefined) return;
     index.byKey.delete(key);
-    for (const value of values) {
+    for (const value of entriesOf(values)) {
       const keys = index.byValue.get(value);
-      keys?.delete(key);
-      if (keys?.size === 0) index.byValue.delete(value);
+      if (keys === key) index.byValue.delete(value);
+      else if (typeof keys === 'object') {
+        keys.delete(key);
+        if (keys.size === 1) index.byValue.set(value, keys.values().next().value as string);
+      }
     }
+  }
+
+  /** How many Sets and arrays the index `name` holds beside plain strings (for tests of the bound). */
+  indexContainers(name: string): { sets: number; arrays: number } {
+    const index = this.requireIndex(name);
+    let sets = 0;
+    let arrays = 0;
+    for (const keys of index.byValue.values()) if (typeof keys === 'object') sets++;
+    for (const values of index.byKey.values()) if (typeof values === 'object') arrays++;
+    return { sets, arrays };
   }
 }
