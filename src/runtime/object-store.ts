@@ -28,6 +28,21 @@ interface Index<T> {
   readonly byKey: Map<string, string | readonly string[]>;
 }
 
+/**
+ * The instance of `value` the index already holds for another object, else `value`: index
+ * functions build their values anew for each object (`Connection/ns/name` for thousands of
+ * objects), and `byKey` would otherwise keep one copy per object. Found through another key
+ * under that value, so sharing costs no table of its own.
+ */
+function sharedValue<T>(index: Index<T>, value: string): string {
+  const keys = index.byValue.get(value);
+  if (keys === undefined) return value;
+  const other = typeof keys === 'string' ? keys : (keys.values().next().value as string);
+  const values = index.byKey.get(other);
+  if (typeof values === 'string') return values;
+  return values?.find((v) => v === value) ?? value;
+}
+
 /** The entries of a one-or-many slot (`Index.byValue`, `Index.byKey`). */
 function entriesOf(slot: string | Iterable<string> | undefined): Iterable<string> {
   if (slot === undefined) return [];
@@ -140,7 +155,7 @@ export class ObjectStore<T extends KubeObject> {
   }
 
   private indexInto(index: Index<T>, key: string, obj: T): void {
-    const values = [...new Set(index.valuesOf(obj))];
+    const values = [...new Set(index.valuesOf(obj))].map((value) => sharedValue(index, value));
     if (values.length === 0) return;
     index.byKey.set(key, values.length === 1 ? (values[0] as string) : values);
     for (const value of values) {
