@@ -21,7 +21,7 @@ const secondLog: string[] = [];
 const connectionRef = { name: HARNESS_CONNECTION };
 const RESTARTED_AT = 'coffer.dev/restarted-at';
 /** Long enough for the operator to be stopped well inside it on a loaded machine. */
-const DEBOUNCE = '40s';
+const DEBOUNCE = '20s';
 
 interface Status {
   contentHash?: string;
