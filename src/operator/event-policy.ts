@@ -17,6 +17,8 @@ export const ROUTINE_EVENT_REASONS: ReadonlySet<string> = new Set([
   'UpdatedExternal',
   'PublishedSecret',
   'DeletedExternal',
+  // A WorkloadSecret's delivery of changed content (its status carries the hash and time).
+  'Delivered',
 ]);
 
 /** Whether `event` is routine (Normal, one of `ROUTINE_EVENT_REASONS`). */
