@@ -16,6 +16,6 @@ describe('isRoutineEvent', () => {
   it('never budgets a Warning or a Normal event that is not routine', () => {
     expect(isRoutineEvent({ type: 'Warning', reason: 'Delivered', message: 'm' })).toBe(false);
     expect(isRoutineEvent({ type: 'Normal', reason: 'AdoptedExternal', message: 'm' })).toBe(false);
-    expect(isRoutineEvent({ type: 'Normal', reason: 'Restarted', message: 'm' })).toBe(false);
+    expect(isRoutineEvent({ type: 'Normal', reason: 'RolloutRestarted', message: 'm' })).toBe(false);
   });
 });
