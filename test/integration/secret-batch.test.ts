@@ -24,14 +24,7 @@ const value = (name: string) => `${marker}-${name}`;
 
 beforeAll(async () => {
   h = await startOperatorHarness({ operator: { kinds: [projectController, secretBatchController] } });
-  await h.create('Project', 'shop', {
-    connectionRef,
-    name: 'Shop',
-    slug: `shop-${randomBytes(3).toString('hex')}`,
-    environments: [{ name: 'Development', slug: 'dev' }],
-    deletionPolicy: 'Delete',
-  });
-  projectId = (await h.waitForReady('Project', 'shop')).status?.id ?? '';
+  projectId = await h.createDevProject('shop', 'Shop');
 });
 
 afterAll(async () => {

@@ -41,14 +41,7 @@ beforeAll(async () => {
   const kinds = [projectController, identityController, identityAuthController];
   h = await startOperatorHarness({ operator: { kinds }, extraNamespaces: [{}] });
   other = h.namespaces[1] ?? '';
-  await h.create('Project', 'shop', {
-    connectionRef: { name: HARNESS_CONNECTION },
-    name: 'Shop',
-    slug: `shop-${randomBytes(3).toString('hex')}`,
-    environments: [{ name: 'Development', slug: 'dev' }],
-    deletionPolicy: 'Delete',
-  });
-  projectId = (await h.waitForReady('Project', 'shop')).status?.id ?? '';
+  projectId = await h.createDevProject('shop', 'Shop');
   await h.service.secrets.batchUpdate({
     workspaceId: projectId,
     environment: 'dev',

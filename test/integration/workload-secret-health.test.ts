@@ -4,7 +4,6 @@
 // Healthy/Current, a missing source (SourceNotFound, waiting) Progressing/InProgress, a template
 // error and a target it may not take over (TemplateError, TargetConflict, terminal)
 // Degraded/Failed. Each verdict is evaluated in gopher-lua (Argo CD's VM) and lua5.4.
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/controllers/reasons.ts';
 import { projectController } from '../../src/controllers/project/index.ts';
@@ -55,14 +54,7 @@ beforeAll(async () => {
     startOperatorHarness({ operator: { kinds: [projectController] } }),
     buildGopherLua(),
   ]);
-  await h.create('Project', 'shop', {
-    connectionRef,
-    name: 'Shop',
-    slug: `shop-${randomBytes(3).toString('hex')}`,
-    environments: [{ name: 'Development', slug: 'dev' }],
-    deletionPolicy: 'Delete',
-  });
-  const projectId = (await h.waitForReady('Project', 'shop')).status?.id ?? '';
+  const projectId = await h.createDevProject('shop', 'Shop');
   await h.service.secrets.batchUpdate({
     workspaceId: projectId,
     environment: 'dev',

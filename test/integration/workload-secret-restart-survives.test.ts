@@ -3,7 +3,6 @@
 // status.pendingRestart; the operator stops before the debounce ends (nothing restarted yet); a
 // new operator, with no memory of it, finds it in status and restarts each opted-in workload
 // exactly once (one generation bump each), then clears it.
-import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { AppsV1Api, type V1Deployment } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,14 +73,7 @@ function logger() {
 beforeAll(async () => {
   h = await startOperatorHarness({ operator: { kinds: [projectController] } });
   apps = h.kubeConfig.makeApiClient(AppsV1Api);
-  await h.create('Project', 'shop', {
-    connectionRef,
-    name: 'Shop',
-    slug: `shop-${randomBytes(3).toString('hex')}`,
-    environments: [{ name: 'Development', slug: 'dev' }],
-    deletionPolicy: 'Delete',
-  });
-  projectId = (await h.waitForReady('Project', 'shop')).status?.id ?? '';
+  projectId = await h.createDevProject('shop', 'Shop');
   await put('hello-1');
   const namespace = h.namespace;
   await apps.createNamespacedDeployment({ namespace, body: deployment('web') });

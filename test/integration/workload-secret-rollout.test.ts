@@ -4,7 +4,6 @@
 // rolling pods would need kube-controller-manager) on a real change of content, not on a read
 // that finds the same content, and a burst of edits restarts them once (spec.rollout.debounce).
 // A Deployment annotated for another Secret is never touched.
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppsV1Api, type V1Deployment } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,14 +70,7 @@ async function workloadSecret(): Promise<CofferObject | undefined> {
 beforeAll(async () => {
   h = await startOperatorHarness({ operator: { kinds: [projectController] } });
   apps = h.kubeConfig.makeApiClient(AppsV1Api);
-  await h.create('Project', 'shop', {
-    connectionRef,
-    name: 'Shop',
-    slug: `shop-${randomBytes(3).toString('hex')}`,
-    environments: [{ name: 'Development', slug: 'dev' }],
-    deletionPolicy: 'Delete',
-  });
-  projectId = (await h.waitForReady('Project', 'shop')).status?.id ?? '';
+  projectId = await h.createDevProject('shop', 'Shop');
   await put('GREETING', 'hello-1');
   const namespace = h.namespace;
   await apps.createNamespacedDeployment({ namespace, body: deployment('web') });

@@ -80,14 +80,7 @@ async function garbageCollectorWorking(): Promise<void> {
 
 beforeAll(async () => {
   h = await startOperatorHarness({ operator: { kinds: [projectController] } });
-  await h.create('Project', 'shop', {
-    connectionRef,
-    name: 'Shop',
-    slug: `shop-${randomBytes(3).toString('hex')}`,
-    environments: [{ name: 'Development', slug: 'dev' }],
-    deletionPolicy: 'Delete',
-  });
-  projectId = (await h.waitForReady('Project', 'shop')).status?.id ?? '';
+  projectId = await h.createDevProject('shop', 'Shop');
   await h.service.secrets.batchCreate({
     workspaceId: projectId,
     environment: 'dev',

@@ -172,6 +172,22 @@ export class OperatorHarness {
     return (await this.custom.createNamespacedCustomObject({ ...at, namespace, body })) as CofferObject;
   }
 
+  /**
+   * Creates a Project `name` through the harness Connection — display name `displayName`, a
+   * random slug, one environment `dev`, deletionPolicy Delete — and resolves with its service id
+   * once it is Ready.
+   */
+  async createDevProject(name: string, displayName: string): Promise<string> {
+    await this.create('Project', name, {
+      connectionRef: { name: HARNESS_CONNECTION },
+      name: displayName,
+      slug: `${name}-${randomBytes(3).toString('hex')}`,
+      environments: [{ name: 'Development', slug: 'dev' }],
+      deletionPolicy: 'Delete',
+    });
+    return (await this.waitForReady('Project', name)).status?.id ?? '';
+  }
+
   /** The object, or undefined when it does not exist. */
   async get(kind: string, name: string, options: At = {}): Promise<CofferObject | undefined> {
     const at = coordinates(kind);
