@@ -49,6 +49,7 @@ import {
   startService,
   type BenchEnv,
   type Service,
+  chartRuntimeOptions,
 } from './operator-setup.ts';
 
 const usage = `usage: npm run bench:delivery -- [--n 1000] [--projects 4] [--steady-seconds 60] [--samples 50]
@@ -70,7 +71,8 @@ const { values } = parseCommandLine(usage, () =>
       'burst-workloads': { type: 'string', default: '10' },
       workers: { type: 'string', default: '4' },
       concurrency: { type: 'string', default: '32' },
-      'node-options': { type: 'string', default: '--max-semi-space-size=1 --max-old-space-size=256' },
+      // What the Helm chart runs the operator with (`chartRuntimeOptions`).
+      'node-options': { type: 'string', default: chartRuntimeOptions() },
     },
   }),
 );

@@ -4,9 +4,10 @@
  * Connection, and bulk creation of the workload (Secrets, Projects, Identities, SecretBatches).
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { parse as parseYaml } from 'yaml';
 import { PooledKubeConfig } from '../../src/runtime/kube-config.ts';
 import { apiVersion, findKind, group, version } from '../../src/api/v1alpha1/index.ts';
 import { createServiceClient, staticToken, type ServiceClient } from '../../src/client/index.ts';
@@ -24,6 +25,21 @@ import {
 
 const repoRoot = join(import.meta.dirname, '..', '..');
 const crdDir = join(repoRoot, 'crds');
+
+/**
+ * The operator's runtime settings as the Helm chart deploys them (`charts/coffer/values.yaml`:
+ * `nodeOptions`, and `mallocArenaMax` as `MALLOC_ARENA_MAX=<n>`), in the form `startOperator`'s
+ * `nodeArgs` take: the benchmarks measure by default exactly what users run.
+ */
+export function chartRuntimeOptions(): string {
+  const values = parseYaml(readFileSync(join(repoRoot, 'charts', 'coffer', 'values.yaml'), 'utf8')) as {
+    nodeOptions?: string;
+    mallocArenaMax?: number;
+  };
+  return [values.nodeOptions ?? '', values.mallocArenaMax ? `MALLOC_ARENA_MAX=${values.mallocArenaMax}` : '']
+    .filter(Boolean)
+    .join(' ');
+}
 
 /**
  * Builds the operator (`npm run build`) and returns the bundled CLI entry: the benchmark measures
@@ -137,8 +153,12 @@ export async function operatorKubeconfig(env: BenchEnv, identity: OperatorIdenti
   return path;
 }
 
-/** Starts `coffer operator` watching `namespaces` with the given poll interval. */
-export function startOperator(
+/**
+ * Starts `coffer operator` watching `namespaces` with the given poll interval. Words of
+ * `nodeArgs` of the form `NAME=value` (e.g. `MALLOC_ARENA_MAX=2`) go into the operator's
+ * environment, the others before its entry.
+ */
+export async function startOperator(
   env: BenchEnv,
   namespaces: readonly string[],
   options: {
@@ -149,18 +169,28 @@ export function startOperator(
     kubeconfigPath: string;
   },
 ): Promise<OperatorProcess> {
-  return startOperatorProcess({
-    entry: options.entry,
-    nodeArgs: options.nodeArgs,
-    kubeconfigPath: options.kubeconfigPath,
-    dir: env.dir,
-    name: 'operator',
-    namespaces,
-    extraArgs: [
-      `--default-poll-interval=${options.pollInterval}`,
-      `--max-concurrent-reconciles=${options.workers}`,
-    ],
-  });
+  const isEnv = (word: string) => /^[A-Z_][A-Z0-9_]*=/.test(word);
+  const saved = { ...process.env };
+  for (const word of options.nodeArgs.filter(isEnv)) {
+    const [name = '', ...value] = word.split('=');
+    process.env[name] = value.join('=');
+  }
+  try {
+    return await startOperatorProcess({
+      entry: options.entry,
+      nodeArgs: options.nodeArgs.filter((word) => !isEnv(word)),
+      kubeconfigPath: options.kubeconfigPath,
+      dir: env.dir,
+      name: 'operator',
+      namespaces,
+      extraArgs: [
+        `--default-poll-interval=${options.pollInterval}`,
+        `--max-concurrent-reconciles=${options.workers}`,
+      ],
+    });
+  } finally {
+    process.env = saved;
+  }
 }
 
 /** Creates the token Secret and the Connection `coffer` to `service` in `namespace`. */

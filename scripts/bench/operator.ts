@@ -68,6 +68,7 @@ import {
   type OperatorIdentity,
   type Service,
   type Workload,
+  chartRuntimeOptions,
 } from './operator-setup.ts';
 
 const naming = { prefix: 'bench-' };
@@ -93,9 +94,9 @@ const { values } = parseCommandLine(usage, () =>
       'no-events-poll-interval': { type: 'string', default: '60s' },
       samples: { type: 'string', default: '50' },
       workers: { type: 'string', default: '4' },
-      // Node.js options of the operator process; the default is what the Helm chart runs it with
-      // (values `nodeOptions`, NODE_OPTIONS; the image's ENTRYPOINT passes the same semi-space size).
-      'node-options': { type: 'string', default: '--max-semi-space-size=1 --max-old-space-size=256' },
+      // Node.js options (and `NAME=value` environment) of the operator process; the default is what
+      // the Helm chart runs it with (`chartRuntimeOptions`: values `nodeOptions`, `mallocArenaMax`).
+      'node-options': { type: 'string', default: chartRuntimeOptions() },
       concurrency: { type: 'string', default: '32' },
       'budget-batches': { type: 'string', default: '20' },
       'budget-rpm': { type: 'string', default: '100' },
@@ -171,7 +172,10 @@ function peakSampler(operator: OperatorProcess): RssSampler | undefined {
   if (pid === undefined) return undefined;
   return startRssSampler(pid, async () => {
     const metrics = await operator.metrics();
-    return `${mib(sumMetric(metrics, 'nodejs_heap_size_used_bytes'))} / ${mib(sumMetric(metrics, 'nodejs_heap_size_total_bytes'))}`;
+    return (
+      `${mib(sumMetric(metrics, 'nodejs_heap_size_used_bytes'))} / ${mib(sumMetric(metrics, 'nodejs_heap_size_total_bytes'))}, ` +
+      `external ${mib(sumMetric(metrics, 'nodejs_external_memory_bytes'))}`
+    );
   });
 }
 

@@ -38,6 +38,7 @@ import {
   startBenchEnv,
   startOperator,
   startService,
+  chartRuntimeOptions,
 } from './operator-setup.ts';
 
 const usage = `usage: npm run bench:rest -- [--node-options=<options of the operator's node>]... [--settle-seconds 20]
@@ -49,12 +50,8 @@ Starts the operator with no resources and prints where its resident memory lies 
 const { values } = parseCommandLine(usage, () =>
   parseArgs({
     options: {
-      // The image's and the chart's node flags, as `npm run bench` uses by default.
-      'node-options': {
-        type: 'string',
-        multiple: true,
-        default: ['--max-semi-space-size=1 --max-old-space-size=256'],
-      },
+      // The chart's node flags and malloc setting (`chartRuntimeOptions`), as `npm run bench` uses by default.
+      'node-options': { type: 'string', multiple: true, default: [chartRuntimeOptions()] },
       'settle-seconds': { type: 'string', default: '20' },
       'heap-snapshot-dir': { type: 'string' },
     },
@@ -106,28 +103,18 @@ async function main(): Promise<void> {
     variant: string,
     at: { env: typeof env; ns: string; entry: string; kubeconfigPath: string },
   ): Promise<OperatorProcess> => {
-    const words = variant.split(' ').filter(Boolean);
-    const saved = { ...process.env };
-    for (const word of words.filter((w) => /^[A-Z_][A-Z0-9_]*=/.test(w))) {
-      const [name = '', ...value] = word.split('=');
-      process.env[name] = value.join('=');
-    }
-    try {
-      const operator = await startOperator(at.env, [at.ns], {
-        pollInterval: '10m',
-        workers: 4,
-        entry: at.entry,
-        nodeArgs: [
-          ...words.filter((w) => w.startsWith('-')),
-          ...(values['heap-snapshot-dir'] ? heapSnapshotNodeArgs(at.env.dir) : []),
-        ],
-        kubeconfigPath: at.kubeconfigPath,
-      });
-      stops.push(operator);
-      return operator;
-    } finally {
-      process.env = saved;
-    }
+    const operator = await startOperator(at.env, [at.ns], {
+      pollInterval: '10m',
+      workers: 4,
+      entry: at.entry,
+      nodeArgs: [
+        ...variant.split(' ').filter(Boolean),
+        ...(values['heap-snapshot-dir'] ? heapSnapshotNodeArgs(at.env.dir) : []),
+      ],
+      kubeconfigPath: at.kubeconfigPath,
+    });
+    stops.push(operator);
+    return operator;
   };
   try {
     const service = await startService(env.dir, 'devserver');

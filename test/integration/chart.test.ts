@@ -143,6 +143,7 @@ describe('Helm chart charts/coffer', () => {
         name: 'NODE_OPTIONS',
         value: '--max-semi-space-size=1 --max-old-space-size=256',
       });
+      expect(container.env).toContainEqual({ name: 'MALLOC_ARENA_MAX', value: '2' });
       expect(container.image).toBe('ghcr.io/coffer-dev/coffer:0.1.0');
     });
 
@@ -274,8 +275,13 @@ describe('Helm chart charts/coffer', () => {
       'image.tag=1.2.3',
       'imagePullSecrets[0].name=regcred',
       'metrics.serviceMonitor.enabled=true',
+      'mallocArenaMax=0',
+      'nodeOptions=--max-old-space-size=512',
     ]);
     const { deployment, container, args } = operatorContainer(objects);
+    // 0 leaves glibc's default arenas: no MALLOC_ARENA_MAX at all.
+    expect(container.env?.map((e) => e.name)).not.toContain('MALLOC_ARENA_MAX');
+    expect(container.env).toContainEqual({ name: 'NODE_OPTIONS', value: '--max-old-space-size=512' });
     expect(args).toEqual(
       expect.arrayContaining([
         '--max-concurrent-reconciles=8',

@@ -127,6 +127,8 @@ export class ProjectEventHub {
   private readonly options: HubOptions;
   private readonly timing: HubTiming;
   private readonly members = new Map<string, Member>();
+  /** The same members by stream: an event of one stream looks at its own members only. */
+  private readonly byStream = new Map<string, Map<string, Member>>();
   private readonly streams = new Map<string, ProjectStream>();
   private readonly streamKeys = new Map<string, string>();
   /** Resources with more than one interest (`registerAll`): how many slots they may hold. */
@@ -185,12 +187,29 @@ export class ProjectEventHub {
       recursive: interest.recursive ?? false,
       slot,
     };
-    this.members.set(key, member);
-    // Every reconcile registers again; recomputing the stream's registrations (a pass over all
-    // its members) is only needed when what this resource watches changed.
-    if (previous && sameInterest(previous, member) && this.streams.has(streamKey)) return;
+    // Every reconcile registers again; an unchanged registration keeps the member it has (no
+    // new copy of its strings) and the stream's registrations (a pass over all its members).
+    const unchanged = previous !== undefined && sameInterest(previous, member);
+    if (unchanged && sameSubject(previous.obj, member.obj) && this.streams.has(streamKey)) return;
+    this.setMember(key, member);
+    if (unchanged && this.streams.has(streamKey)) return;
     if (previous && previous.streamKey !== streamKey) this.refresh(previous.streamKey);
     this.ensureStream(streamKey, interest.projectId).refresh();
+  }
+
+  private setMember(memberKey: string, member: Member): void {
+    const previous = this.members.get(memberKey);
+    if (previous && previous.streamKey !== member.streamKey) this.removeFromStream(memberKey, previous);
+    this.members.set(memberKey, member);
+    let ofStream = this.byStream.get(member.streamKey);
+    if (!ofStream) this.byStream.set(member.streamKey, (ofStream = new Map()));
+    ofStream.set(memberKey, member);
+  }
+
+  private removeFromStream(memberKey: string, member: Member): void {
+    const ofStream = this.byStream.get(member.streamKey);
+    ofStream?.delete(memberKey);
+    if (ofStream?.size === 0) this.byStream.delete(member.streamKey);
   }
 
   /**
@@ -215,6 +234,7 @@ export class ProjectEventHub {
     const member = this.members.get(memberKey);
     if (!member) return;
     this.members.delete(memberKey);
+    this.removeFromStream(memberKey, member);
     this.refresh(member.streamKey);
   }
 
@@ -286,14 +306,15 @@ export class ProjectEventHub {
     }
   }
 
-  private membersOf(streamKey: string): Member[] {
-    return [...this.members.values()].filter((m) => m.streamKey === streamKey);
+  /** The members of one stream (a live view: copy it before registering or dropping members). */
+  private membersOf(streamKey: string): Iterable<Member> {
+    return this.byStream.get(streamKey)?.values() ?? [];
   }
 
   private refresh(streamKey: string): void {
     const stream = this.streams.get(streamKey);
     if (!stream) return;
-    if (this.membersOf(streamKey).length === 0) {
+    if (!this.byStream.has(streamKey)) {
       stream.close();
       this.streams.delete(streamKey);
       this.streamKeys.delete(streamKey);
@@ -303,7 +324,7 @@ export class ProjectEventHub {
   }
 
   private enqueueAll(streamKey: string): void {
-    this.options.enqueue(this.membersOf(streamKey).map((m) => m.request));
+    this.options.enqueue(Array.from(this.membersOf(streamKey), (m) => m.request));
   }
 
   /** Enqueues the members of `streamKey` that `changes` concern, unless it is their own write's echo. */
@@ -327,7 +348,7 @@ export class ProjectEventHub {
     const stream = new ProjectStream(
       projectId,
       {
-        registrations: () => registrationsFor(this.membersOf(streamKey)),
+        registrations: () => registrationsFor([...this.membersOf(streamKey)]),
         client: async () => {
           const [first] = this.membersOf(streamKey);
           if (!first) throw new Error('cannot open a project event stream: no resource uses it');
@@ -346,6 +367,17 @@ export class ProjectEventHub {
     if (this.signal && !this.signal.aborted) stream.start(this.signal);
     return stream;
   }
+}
+
+/** Whether two subjects name the same resource (uid) and connection (`spec.connectionRef`). */
+function sameSubject(a: ManagedObject<unknown>, b: ManagedObject<unknown>): boolean {
+  if (a.metadata.uid !== b.metadata.uid) return false;
+  const refA = (a.spec as { connectionRef?: Record<string, unknown> } | undefined)?.connectionRef;
+  const refB = (b.spec as { connectionRef?: Record<string, unknown> } | undefined)?.connectionRef;
+  if (refA === refB) return true;
+  if (!refA || !refB) return false;
+  const keysA = Object.keys(refA);
+  return keysA.length === Object.keys(refB).length && keysA.every((k) => refA[k] === refB[k]);
 }
 
 /** Whether two registrations of one resource watch the same stream, scope and keys. */
