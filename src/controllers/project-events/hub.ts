@@ -101,6 +101,24 @@ function connectionSubject(obj: ManagedObject<unknown>): ManagedObject<unknown> 
   };
 }
 
+function newMember(
+  obj: ManagedObject<unknown>,
+  interest: Interest,
+  at: Pick<Member, 'request' | 'streamKey' | 'slot'>,
+): Member {
+  return {
+    ...at,
+    uid: obj.metadata.uid,
+    obj: connectionSubject(obj),
+    projectId: interest.projectId,
+    environment: interest.environment,
+    secretPath: interest.secretPath,
+    keys: interest.anyKey ? [] : sortedUnique(interest.keys),
+    anyKey: interest.anyKey ?? false,
+    recursive: interest.recursive ?? false,
+  };
+}
+
 function sortedUnique(keys: readonly string[]): string[] {
   return [...new Set(keys)].sort((a, b) => (a === b ? 0 : a < b ? -1 : 1));
 }
@@ -174,19 +192,7 @@ export class ProjectEventHub {
     const streamKey = this.streamKeys.get(wanted) ?? wanted;
     this.streamKeys.set(streamKey, streamKey);
     const previous = this.members.get(key);
-    const member = {
-      request,
-      uid: obj.metadata.uid,
-      obj: connectionSubject(obj),
-      streamKey,
-      projectId: interest.projectId,
-      environment: interest.environment,
-      secretPath: interest.secretPath,
-      keys: interest.anyKey ? [] : sortedUnique(interest.keys),
-      anyKey: interest.anyKey ?? false,
-      recursive: interest.recursive ?? false,
-      slot,
-    };
+    const member = newMember(obj, interest, { request, streamKey, slot });
     // Every reconcile registers again; an unchanged registration keeps the member it has (no
     // new copy of its strings) and the stream's registrations (a pass over all its members).
     const unchanged = previous !== undefined && sameInterest(previous, member);
@@ -202,7 +208,7 @@ export class ProjectEventHub {
     if (previous && previous.streamKey !== member.streamKey) this.removeFromStream(memberKey, previous);
     this.members.set(memberKey, member);
     let ofStream = this.byStream.get(member.streamKey);
-    if (!ofStream) this.byStream.set(member.streamKey, (ofStream = new Map()));
+    if (!ofStream) this.byStream.set(member.streamKey, (ofStream = new Map<string, Member>()));
     ofStream.set(memberKey, member);
   }
 
