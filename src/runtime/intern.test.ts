@@ -16,9 +16,18 @@ function parsed(name: string, message = 'the external object is available'): unk
       },
       spec: { connectionRef: { name: 'coffer' }, projectRef: { name: 'payments' }, environment: 'prod' },
       status: {
-        conditions: [{ type: 'Ready', status: 'True', reason: 'Available', message }],
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'Available',
+            message,
+            lastTransitionTime: '2026-01-01T00:01:00Z',
+          },
+        ],
+        lastSyncTime: '2026-01-01T00:02:00Z',
         events: { state: 'Active' },
-        ownedKeys: [{ key: `K-${name}`, hash: `hash-${name}` }],
+        ownedKeys: [{ key: 'DATABASE_URL', hash: `hash-${name}` }],
       },
     }),
   );
@@ -54,8 +63,21 @@ describe('internRepeatedStrings', () => {
         'Available',
         'the external object is available',
         'Active',
+        'DATABASE_URL',
+        '2026-01-01T00:01:00Z',
+        '2026-01-01T00:02:00Z',
+        ...Array.from({ length: 100 }, (_, i) => `2026-01-01T00:00:${String(i).padStart(2, '0')}Z`),
       ].sort(),
     );
+  });
+
+  it('holds each repeated value once, however many objects repeat it', () => {
+    const interner = new StringInterner();
+    internRepeatedStrings(parsed('01'), interner);
+    const afterOne = interner.size;
+    for (let i = 2; i < 50; i++) internRepeatedStrings(parsed(String(i).padStart(2, '0')), interner);
+    // Each further object adds only its own creationTimestamp; everything else is shared.
+    expect(interner.size).toBe(afterOne + 48);
   });
 
   it('stays within its limit by starting over', () => {

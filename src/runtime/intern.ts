@@ -7,9 +7,11 @@
  * on an object just parsed that nobody else holds) with one shared instance each.
  *
  * Contract: only values that are usually the same across objects are interned (apiVersion, kind,
- * namespace, finalizers, the fields of `spec.*Ref` objects, `spec.environment`, and the type,
- * status, reason and message of conditions and of `status.events`); unique values (names, uids,
- * hashes, timestamps) are left alone. The table is bounded: when it holds `limit` strings it
+ * namespace, finalizers, the fields of `spec.*Ref` objects, `spec.environment`, the type, status,
+ * reason and message of conditions and of `status.events`, the keys of `status.ownedKeys`, and
+ * timestamps to the second — `creationTimestamp`, `lastTransitionTime`, `status.lastSyncTime` —
+ * which a bulk apply or a burst of reconciles gives hundreds of objects alike); unique values
+ * (names, uids, hashes) are left alone. The table is bounded: when it holds `limit` strings it
  * starts over, so unusual values (error messages naming ids) cannot make it grow without end.
  */
 
@@ -55,7 +57,7 @@ function internFields(
   }
 }
 
-const conditionFields = ['type', 'status', 'reason', 'message'] as const;
+const conditionFields = ['type', 'status', 'reason', 'message', 'lastTransitionTime'] as const;
 
 /** Interns the repeated strings of a custom resource just parsed (see the module contract). */
 export function internRepeatedStrings<T>(obj: T, interner: StringInterner): T {
@@ -63,7 +65,7 @@ export function internRepeatedStrings<T>(obj: T, interner: StringInterner): T {
   internFields(obj, ['apiVersion', 'kind'], interner);
   const metadata = obj['metadata'];
   if (isRecord(metadata)) {
-    internFields(metadata, ['namespace'], interner);
+    internFields(metadata, ['namespace', 'creationTimestamp'], interner);
     const finalizers = metadata['finalizers'];
     if (Array.isArray(finalizers)) {
       metadata['finalizers'] = finalizers.map((f: unknown) =>
@@ -83,6 +85,9 @@ export function internRepeatedStrings<T>(obj: T, interner: StringInterner): T {
     const conditions = status['conditions'];
     if (Array.isArray(conditions)) for (const c of conditions) internFields(c, conditionFields, interner);
     internFields(status['events'], ['state', 'reason', 'message'], interner);
+    internFields(status, ['lastSyncTime'], interner);
+    const ownedKeys = status['ownedKeys'];
+    if (Array.isArray(ownedKeys)) for (const owned of ownedKeys) internFields(owned, ['key'], interner);
   }
   return obj;
 }
