@@ -40,6 +40,8 @@ export interface Run {
   readonly devserver: DevServer;
   readonly leaseNamespace: string;
   readonly leaseName: string;
+  /** The operator watches only the run's namespace (runs side by side); else every namespace. */
+  readonly ownNamespaceOnly: boolean;
   operator?: RunningOperator;
   readonly logs: string[];
   projectId?: string;
@@ -56,13 +58,21 @@ function capture(lines: string[]) {
   return createLogger({ level: 'debug', name: 'coffer', destination });
 }
 
-/** Starts a devserver and creates the run's namespace (as admin); the operator starts in scenario 1. */
-export async function prepareRun(admin: KubeConfig, leaseNamespace: string): Promise<Run> {
+/**
+ * Starts a devserver and creates the run's namespace (as admin); the operator starts in scenario 1.
+ * `ownNamespaceOnly`: it will watch only that namespace, so that runs side by side never see
+ * each other's objects (cluster-scoped informers still watch the whole cluster).
+ */
+export async function prepareRun(
+  admin: KubeConfig,
+  leaseNamespace: string,
+  ownNamespaceOnly = false,
+): Promise<Run> {
   const namespace = `rbac-${randomBytes(3).toString('hex')}`;
   await admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: namespace } } });
   const devserver = await startDevServer({ port: 0 });
   const leaseName = `coffer-leader-${namespace}`;
-  return { admin, namespace, devserver, leaseNamespace, leaseName, logs: [] };
+  return { admin, namespace, devserver, leaseNamespace, leaseName, ownNamespaceOnly, logs: [] };
 }
 
 /** Names a condition for error messages. */
@@ -127,6 +137,7 @@ async function operatorReady(run: Run, serviceAccount: KubeConfig, timeoutMs: nu
   run.operator = await startOperator({
     kubeConfig: serviceAccount,
     log: capture(run.logs),
+    ...(run.ownNamespaceOnly ? { namespaces: [run.namespace] } : {}),
     waitRequeueMs: 1_000,
     clientCloseDelayMs: 500,
     gracefulShutdownTimeoutMs: 2_000,

@@ -12,9 +12,12 @@
  * in with a requested ServiceAccount token (TokenRequest, checked by a TokenReview); a WorkloadSecret
  * delivers and restarts a Deployment that opts in by annotation.
  *
- * Minimal: for every rule of every rendered role, the role is applied without that rule and the
- * scenario named in `ruleNeeds` must fail, with a 403 in the operator's log as the reason. A rule
- * with no entry in `ruleNeeds` fails the test: give it a scenario or remove it from the chart.
+ * Minimal: for every rule of every rendered role, an operator runs as a ServiceAccount of its own
+ * that the chart's bindings (copied, renamed) grant the chart's roles with that one rule removed,
+ * and the scenario named in `ruleNeeds` must fail, with a 403 in the operator's log as the reason.
+ * A rule with no entry in `ruleNeeds` fails the test: give it a scenario or remove it from the
+ * chart. The cases share nothing (own ServiceAccount, role copy, namespace, devserver and Lease),
+ * so a few run at a time.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,6 +42,13 @@ interface Role extends KubernetesObject {
   kind: 'ClusterRole' | 'Role';
   metadata: { name: string; namespace?: string };
   rules: V1PolicyRule[];
+}
+
+interface Binding extends KubernetesObject {
+  kind: 'ClusterRoleBinding' | 'RoleBinding';
+  metadata: { name: string; namespace?: string };
+  roleRef: { apiGroup: string; kind: string; name: string };
+  subjects: { kind: string; name: string; namespace?: string }[];
 }
 
 const has = (list: string[] | undefined, item: string) => list?.includes(item) ?? false;
@@ -113,25 +123,35 @@ const ruleNeeds: { what: string; matches: (rule: V1PolicyRule) => boolean; break
 
 const rbac = renderChartRbac('coffer', chartNamespace, ['leaderElection.enabled=true']);
 const roles = rbac.filter((o): o is Role => o.kind === 'ClusterRole' || o.kind === 'Role');
+const bindings = rbac.filter(
+  (o): o is Binding => o.kind === 'ClusterRoleBinding' || o.kind === 'RoleBinding',
+);
 const account = rbac.find((o) => o.kind === 'ServiceAccount')?.metadata?.name ?? '';
 const cases = roles.flatMap((role) =>
   role.rules.map((rule, index) => ({
     role,
     index,
     rule,
+    /** The case's ServiceAccount, role copy and binding copies are named with this. */
+    tag: `${account}-${role.kind === 'Role' ? 'r' : 'c'}${index + 1}`,
     label: `${role.kind} ${role.metadata.name} rule ${index + 1}: ${(rule.resources ?? []).slice(0, 2).join(', ')}${
       (rule.resources?.length ?? 0) > 2 ? ', ...' : ''
     } [${rule.verbs.join(', ')}]`,
   })),
 );
 
-/** True when the ServiceAccount may `verb` the first resource of `rule` (in `namespace`). */
-async function allowed(admin: KubeConfig, rule: V1PolicyRule, namespace: string): Promise<boolean> {
+/** True when the ServiceAccount `name` may `verb` the first resource of `rule` (in `namespace`). */
+async function allowed(
+  admin: KubeConfig,
+  rule: V1PolicyRule,
+  namespace: string,
+  name = account,
+): Promise<boolean> {
   const [resource = '', subresource] = (rule.resources?.[0] ?? '').split('/');
   const review = await admin.makeApiClient(AuthorizationV1Api).createSubjectAccessReview({
     body: {
       spec: {
-        user: `system:serviceaccount:${chartNamespace}:${account}`,
+        user: `system:serviceaccount:${chartNamespace}:${name}`,
         groups: ['system:serviceaccounts', `system:serviceaccounts:${chartNamespace}`],
         resourceAttributes: {
           group: rule.apiGroups?.[0] ?? '',
@@ -145,6 +165,46 @@ async function allowed(admin: KubeConfig, rule: V1PolicyRule, namespace: string)
   });
   return review.status?.allowed ?? false;
 }
+
+/**
+ * The chart's roles with rule `index` of `role` removed, granted to the ServiceAccount `tag` by
+ * copies of the chart's bindings: every object named `<name>-<tag>`.
+ */
+function withoutRule(role: Role, index: number, tag: string): KubernetesObject[] {
+  const renamed = (name: string) => `${name}-${tag}`;
+  const without: Role = {
+    ...role,
+    metadata: { ...role.metadata, name: renamed(role.metadata.name) },
+    rules: role.rules.filter((_, i) => i !== index),
+  };
+  const granting = bindings.map((b) => ({
+    ...b,
+    metadata: { ...b.metadata, name: renamed(b.metadata.name) },
+    roleRef: {
+      ...b.roleRef,
+      name: b.roleRef.name === role.metadata.name ? without.metadata.name : b.roleRef.name,
+    },
+    subjects: [{ kind: 'ServiceAccount', name: tag, namespace: chartNamespace }],
+  }));
+  return [without, ...granting];
+}
+
+/** Runs `work` with at most `limit` of them at a time. */
+function limiter(limit: number): <T>(work: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (work) => {
+    while (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    running += 1;
+    try {
+      return await work();
+    } finally {
+      running -= 1;
+      waiting.shift()?.();
+    }
+  };
+}
+const oneOfFew = limiter(3);
 
 describe('the chart’s RBAC', () => {
   let plane: ControlPlane;
@@ -198,40 +258,49 @@ describe('the chart’s RBAC', () => {
   );
 
   describe('is minimal: without any one rule, a scenario fails with a 403', () => {
-    it.for(cases)('$label', { timeout: 180_000 }, async ({ role, index, rule }) => {
-      const need = ruleNeeds.find((n) => n.matches(rule));
-      expect(need, `no scenario needs this rule: remove it from the chart or add a scenario`).toBeDefined();
-      const without: Role = { ...role, rules: role.rules.filter((_, i) => i !== index) };
-      await applyObjects(admin, [without], testFieldManager);
-      const run = await prepareRun(admin, chartNamespace);
-      // A Role's rule is checked where it applies; a ClusterRole's in the run's namespace.
-      const namespace = role.metadata.namespace ?? run.namespace;
-      try {
-        // RBAC changes reach the authorizer through a watch: wait until the rule is really gone.
-        await waitFor(async () => !(await allowed(admin, rule, namespace)), {
-          timeoutMs: 15_000,
-          message:
-            'the removed rule to stop granting access (still granted: another rule grants the same, so this one is redundant)',
-        });
-        const result = await runScenarios(
-          run,
-          serviceAccount,
-          12_000,
-          need && { scenario: need.breaks, timeoutMs: 4_000 },
+    it.for(cases)('$label', { timeout: 240_000, concurrent: true }, ({ role, index, rule, tag }) =>
+      oneOfFew(async () => {
+        const need = ruleNeeds.find((n) => n.matches(rule));
+        expect(need, `no scenario needs this rule: remove it from the chart or add a scenario`).toBeDefined();
+        const caseAccount = await plane.clientForServiceAccount(chartNamespace, tag);
+        await applyObjects(admin, withoutRule(role, index, tag), testFieldManager);
+        const run = await prepareRun(admin, chartNamespace, true);
+        // A Role's rule is checked where it applies; a ClusterRole's in the run's namespace.
+        const namespace = role.metadata.namespace ?? run.namespace;
+        const others = roles.flatMap((r) =>
+          r.rules
+            .filter((_, i) => r !== role || i !== index)
+            .map((other) => ({ other, at: r.metadata.namespace ?? run.namespace })),
         );
-        expect(result?.failed, need?.what).toBe(need?.breaks);
-        await waitFor(() => /forbidden/i.test(run.logs.join('')), {
-          timeoutMs: 20_000,
-          message: 'a 403 in the operator log',
-        });
-      } finally {
-        await finishRun(run);
-        await applyObjects(admin, [role], testFieldManager);
-        await waitFor(() => allowed(admin, rule, namespace), {
-          timeoutMs: 15_000,
-          message: 'the rule to be back',
-        });
-      }
-    });
+        try {
+          // RBAC changes reach the authorizer through a watch: wait until the copies are in force
+          // (every other rule granted) and the removed rule is not granted.
+          await waitFor(
+            async () =>
+              (await Promise.all(others.map(({ other, at }) => allowed(admin, other, at, tag)))).every(
+                Boolean,
+              ) && !(await allowed(admin, rule, namespace, tag)),
+            {
+              timeoutMs: 30_000,
+              message:
+                'the other rules to be granted and the removed one not (still granted: another rule grants the same, so this one is redundant)',
+            },
+          );
+          const result = await runScenarios(
+            run,
+            caseAccount,
+            30_000,
+            need && { scenario: need.breaks, timeoutMs: 4_000 },
+          );
+          expect(result?.failed, need?.what).toBe(need?.breaks);
+          await waitFor(() => /forbidden/i.test(run.logs.join('')), {
+            timeoutMs: 20_000,
+            message: 'a 403 in the operator log',
+          });
+        } finally {
+          await finishRun(run);
+        }
+      }),
+    );
   });
 });
