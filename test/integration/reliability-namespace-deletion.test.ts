@@ -160,49 +160,64 @@ afterAll(async () => {
 });
 
 describe('deleting a namespace with Coffer resources', () => {
-  it('finishes with deletionPolicy Delete and deletes the service objects', async () => {
-    const namespace = h.namespaces[0] ?? '';
-    const ids = await populate(namespace, 'Delete');
-    expect(await serviceState(ids)).toEqual(kept);
-    await deleteNamespaceAndWait(namespace);
-    expect(await serviceState(ids)).toEqual(gone);
-  }, 300_000);
+  // The first three cases use a namespace each, inject no fault and mostly wait for the namespace
+  // controller: they run at the same time. The fault cases below change the shared devserver and
+  // run alone, one after another, once these are done.
+  it.concurrent(
+    'finishes with deletionPolicy Delete and deletes the service objects',
+    async () => {
+      const namespace = h.namespaces[0] ?? '';
+      const ids = await populate(namespace, 'Delete');
+      expect(await serviceState(ids)).toEqual(kept);
+      await deleteNamespaceAndWait(namespace);
+      expect(await serviceState(ids)).toEqual(gone);
+    },
+    300_000,
+  );
 
-  it('finishes with deletionPolicy Orphan and leaves the service objects', async () => {
-    const namespace = h.namespaces[1] ?? '';
-    const ids = await populate(namespace, 'Orphan');
-    await deleteNamespaceAndWait(namespace);
-    expect(await serviceState(ids)).toEqual(kept);
-  }, 300_000);
+  it.concurrent(
+    'finishes with deletionPolicy Orphan and leaves the service objects',
+    async () => {
+      const namespace = h.namespaces[1] ?? '';
+      const ids = await populate(namespace, 'Orphan');
+      await deleteNamespaceAndWait(namespace);
+      expect(await serviceState(ids)).toEqual(kept);
+    },
+    300_000,
+  );
 
-  it('finishes with managementPolicy ObserveOnly and leaves the adopted objects', async () => {
-    const namespace = h.namespaces[2] ?? '';
-    const slug = `observed-${suffix}`;
-    const project = await h.service.projects.create({ projectName: 'Observed', slug });
-    const identity = await h.service.identities.create({
-      name: `observed-${suffix}`,
-      organizationId: h.admin.organizationId,
-    });
-    const observe = {
-      connectionRef: { name: 'coffer' },
-      managementPolicy: 'ObserveOnly',
-      deletionPolicy: 'Delete',
-    };
-    const adopt = (id: string) => ({ namespace, annotations: { [ANNOTATION_EXTERNAL_ID]: id } });
-    const environments = [{ name: 'Development', slug: 'dev' }];
-    await h.create(
-      'Project',
-      'observed',
-      { ...observe, name: 'Observed', slug, environments },
-      adopt(project.id),
-    );
-    await h.create('Identity', 'observed', { ...observe, name: identity.name }, adopt(identity.id));
-    await h.waitForReady('Project', 'observed', { namespace });
-    await h.waitForReady('Identity', 'observed', { namespace });
-    await deleteNamespaceAndWait(namespace);
-    expect(await exists(() => h.service.projects.get(project.id))).toBe(true);
-    expect(await exists(() => h.service.identities.get(identity.id))).toBe(true);
-  }, 300_000);
+  it.concurrent(
+    'finishes with managementPolicy ObserveOnly and leaves the adopted objects',
+    async () => {
+      const namespace = h.namespaces[2] ?? '';
+      const slug = `observed-${suffix}`;
+      const project = await h.service.projects.create({ projectName: 'Observed', slug });
+      const identity = await h.service.identities.create({
+        name: `observed-${suffix}`,
+        organizationId: h.admin.organizationId,
+      });
+      const observe = {
+        connectionRef: { name: 'coffer' },
+        managementPolicy: 'ObserveOnly',
+        deletionPolicy: 'Delete',
+      };
+      const adopt = (id: string) => ({ namespace, annotations: { [ANNOTATION_EXTERNAL_ID]: id } });
+      const environments = [{ name: 'Development', slug: 'dev' }];
+      await h.create(
+        'Project',
+        'observed',
+        { ...observe, name: 'Observed', slug, environments },
+        adopt(project.id),
+      );
+      await h.create('Identity', 'observed', { ...observe, name: identity.name }, adopt(identity.id));
+      await h.waitForReady('Project', 'observed', { namespace });
+      await h.waitForReady('Identity', 'observed', { namespace });
+      await deleteNamespaceAndWait(namespace);
+      expect(await exists(() => h.service.projects.get(project.id))).toBe(true);
+      expect(await exists(() => h.service.identities.get(identity.id))).toBe(true);
+    },
+    300_000,
+  );
 
   it('stays Terminating while the service is unreachable, explains why, and finishes on abandon', async () => {
     const namespace = h.namespaces[3] ?? '';
