@@ -4,6 +4,8 @@
 // only the WorkloadSecret reading the touched folder reads again, and at rest nothing reads the
 // service. With events unavailable (the service refuses a 6th stream of the same identity, 429)
 // the resource falls back to its resync interval. Reads are counted with the devserver's stats.
+// The two suites each have their own devserver, operator and namespace (so neither sees the
+// other's reads) and run at the same time; the tests inside a suite run in order.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,14 +14,13 @@ import { projectController } from '../../src/controllers/project/index.ts';
 import { waitFor } from '../support/kube.ts';
 import { HARNESS_CONNECTION, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
 
-let h: OperatorHarness;
 const connectionRef = { name: HARNESS_CONNECTION };
 const ids: Record<string, string> = {};
-const held: EventSubscription[] = [];
 const folders = ['alpha', 'beta', 'gamma'] as const;
 const LIST = 'GET /api/v3/secrets/raw';
+const inOrder = { concurrent: false } as const;
 
-async function project(name: string): Promise<string> {
+async function project(h: OperatorHarness, name: string): Promise<string> {
   await h.create('Project', name, {
     connectionRef,
     name,
@@ -30,28 +31,34 @@ async function project(name: string): Promise<string> {
   return (await h.waitForReady('Project', name)).status?.id ?? '';
 }
 
-async function put(projectName: string, secretPath: string, key: string, value: string): Promise<void> {
+/** Writes `VALUE=value` into the project's `secretPath` in the service. */
+async function put(
+  h: OperatorHarness,
+  projectName: string,
+  secretPath: string,
+  value: string,
+): Promise<void> {
   await h.service.secrets.batchUpdate({
     workspaceId: ids[projectName] ?? '',
     environment: 'dev',
     secretPath,
     mode: 'upsert',
-    secrets: [{ secretKey: key, secretValue: value }],
+    secrets: [{ secretKey: 'VALUE', secretValue: value }],
   });
 }
 
 /** Source reads (secret lists) the devserver answered so far. */
-function reads(): number {
+function reads(h: OperatorHarness): number {
   return h.devserver.stats.snapshot().requests.byRoute[LIST] ?? 0;
 }
 
 /** Waits until no source read happened for `quietMs` (streams opened, the rereads they cause done). */
-async function settled(quietMs = 4_000): Promise<void> {
-  let last = reads();
+async function settled(h: OperatorHarness, quietMs = 4_000): Promise<void> {
+  let last = reads(h);
   let since = Date.now();
   await waitFor(
     () => {
-      const now = reads();
+      const now = reads(h);
       if (now !== last) [last, since] = [now, Date.now()];
       return Date.now() - since >= quietMs;
     },
@@ -68,75 +75,100 @@ function workloadSecret(projectName: string, secretPath: string, resyncInterval:
   };
 }
 
-beforeAll(async () => {
-  h = await startOperatorHarness({
+/** A harness whose Connections and Projects do not poll the service during the test. */
+function startQuietHarness(): Promise<OperatorHarness> {
+  return startOperatorHarness({
     devserver: { enableAdmin: true },
-    // Connections and Projects do not poll the service during the test.
     operator: { kinds: [projectController], defaultPollIntervalMs: 3_600_000 },
   });
-  ids.live = await project('live');
-  ids.crowded = await project('crowded');
-  for (const name of folders) {
-    await h.service.folders.create({ projectId: ids.live, environment: 'dev', path: '/', name });
-    await put('live', `/${name}`, 'VALUE', `${name}-1`);
-  }
-  await put('crowded', '/', 'VALUE', 'crowded-1');
-  // The harness Connection uses the same identity: with 5 streams held, the service refuses a 6th.
-  const register = [{ event: 'secret:update' as const }];
-  for (let i = 0; i < 5; i += 1)
-    held.push(await h.service.events.subscribe({ projectId: ids.crowded, register }));
-  for (const name of folders)
-    await h.create('WorkloadSecret', name, workloadSecret('live', `/${name}`, '1h'));
-  for (const name of folders) await h.waitForReady('WorkloadSecret', name, { timeoutMs: 60_000 });
-}, 180_000);
+}
 
-afterAll(async () => {
-  for (const stream of held) stream.close();
-  await h?.stop();
-});
-
-describe('WorkloadSecret events (shared project subscription)', () => {
-  it('delivers an edit through the event, and only the WorkloadSecret reading that folder reads again', async () => {
-    await settled();
-    const before = reads();
-    await put('live', '/beta', 'VALUE', 'beta-2');
-    await waitFor(async () => (await h.readSecret('beta'))?.VALUE === 'beta-2', {
-      timeoutMs: 30_000,
-      message: 'the edit to reach the target Secret',
-    });
-    await settled();
-    expect(reads() - before).toBe(1);
-    expect((await h.readSecret('alpha'))?.VALUE).toBe('alpha-1');
-    expect((await h.readSecret('gamma'))?.VALUE).toBe('gamma-1');
+describe('WorkloadSecret events (shared project subscription)', { concurrent: true }, () => {
+  let h: OperatorHarness;
+  beforeAll(async () => {
+    h = await startQuietHarness();
+    ids.live = await project(h, 'live');
+    for (const name of folders) {
+      await h.service.folders.create({ projectId: ids.live, environment: 'dev', path: '/', name });
+      await put(h, 'live', `/${name}`, `${name}-1`);
+    }
+    for (const name of folders)
+      await h.create('WorkloadSecret', name, workloadSecret('live', `/${name}`, '1h'));
+    for (const name of folders) await h.waitForReady('WorkloadSecret', name, { timeoutMs: 60_000 });
   }, 180_000);
 
-  it('reads nothing from the service at rest', async () => {
-    await settled();
-    const before = h.devserver.stats.snapshot().requests.total;
-    const listsBefore = reads();
-    await sleep(8_000);
-    expect(reads() - listsBefore).toBe(0);
-    expect(h.devserver.stats.snapshot().requests.total - before).toBe(0);
-  }, 120_000);
+  afterAll(async () => {
+    await h?.stop();
+  });
 
-  it('falls back to the resync interval while the service refuses the event stream', async () => {
-    await settled();
-    await h.create('WorkloadSecret', 'crowded', workloadSecret('crowded', '/', '30s'));
-    await h.waitForReady('WorkloadSecret', 'crowded', { timeoutMs: 60_000 });
-    const windowStart = reads();
-    const windowEnd = Date.now() + 75_000;
-    await put('crowded', '/', 'VALUE', 'crowded-2');
-    // No event can come: the edit arrives with the next resync (30 s, at most 10% jitter).
-    await waitFor(async () => (await h.readSecret('crowded'))?.VALUE === 'crowded-2', {
-      timeoutMs: 60_000,
-      intervalMs: 500,
-      message: 'the resync to deliver the edit',
-    });
-    // And no more than the configured rate: over the 75 s after Ready (resyncs every 30–33 s), two
-    // or three reads.
-    await sleep(Math.max(0, windowEnd - Date.now()));
-    const perWindow = reads() - windowStart;
-    expect(perWindow).toBeGreaterThanOrEqual(2);
-    expect(perWindow).toBeLessThanOrEqual(3);
-  }, 300_000);
+  it(
+    'delivers an edit through the event, and only the WorkloadSecret reading that folder reads again',
+    { ...inOrder, timeout: 180_000 },
+    async () => {
+      await settled(h);
+      const before = reads(h);
+      await put(h, 'live', '/beta', 'beta-2');
+      await waitFor(async () => (await h.readSecret('beta'))?.VALUE === 'beta-2', {
+        timeoutMs: 30_000,
+        message: 'the edit to reach the target Secret',
+      });
+      await settled(h);
+      expect(reads(h) - before).toBe(1);
+      expect((await h.readSecret('alpha'))?.VALUE).toBe('alpha-1');
+      expect((await h.readSecret('gamma'))?.VALUE).toBe('gamma-1');
+    },
+  );
+
+  it('reads nothing from the service at rest', { ...inOrder, timeout: 120_000 }, async () => {
+    await settled(h);
+    const before = h.devserver.stats.snapshot().requests.total;
+    const listsBefore = reads(h);
+    await sleep(8_000);
+    expect(reads(h) - listsBefore).toBe(0);
+    expect(h.devserver.stats.snapshot().requests.total - before).toBe(0);
+  });
+});
+
+describe('WorkloadSecret events refused (resync fallback)', { concurrent: true }, () => {
+  let h: OperatorHarness;
+  const held: EventSubscription[] = [];
+  beforeAll(async () => {
+    h = await startQuietHarness();
+    ids.crowded = await project(h, 'crowded');
+    await put(h, 'crowded', '/', 'crowded-1');
+    // The harness Connection uses the same identity: with 5 streams held, the service refuses a 6th.
+    const register = [{ event: 'secret:update' as const }];
+    for (let i = 0; i < 5; i += 1)
+      held.push(await h.service.events.subscribe({ projectId: ids.crowded, register }));
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const stream of held) stream.close();
+    await h?.stop();
+  });
+
+  it(
+    'falls back to the resync interval while the service refuses the event stream',
+    { ...inOrder, timeout: 300_000 },
+    async () => {
+      await settled(h);
+      await h.create('WorkloadSecret', 'crowded', workloadSecret('crowded', '/', '30s'));
+      await h.waitForReady('WorkloadSecret', 'crowded', { timeoutMs: 60_000 });
+      const windowStart = reads(h);
+      const windowEnd = Date.now() + 75_000;
+      await put(h, 'crowded', '/', 'crowded-2');
+      // No event can come: the edit arrives with the next resync (30 s, at most 10% jitter).
+      await waitFor(async () => (await h.readSecret('crowded'))?.VALUE === 'crowded-2', {
+        timeoutMs: 60_000,
+        intervalMs: 500,
+        message: 'the resync to deliver the edit',
+      });
+      // And no more than the configured rate: over the 75 s after Ready (resyncs every 30–33 s), two
+      // or three reads.
+      await sleep(Math.max(0, windowEnd - Date.now()));
+      const perWindow = reads(h) - windowStart;
+      expect(perWindow).toBeGreaterThanOrEqual(2);
+      expect(perWindow).toBeLessThanOrEqual(3);
+    },
+  );
 });
