@@ -95,7 +95,8 @@ describe('Project', () => {
     expect(stored.environments?.map((e) => e.slug)).toEqual(['dev', 'staging', 'prod']);
   });
 
-  it('corrects drift made in the service on the next poll', async () => {
+  // The next two wait for a poll (10 s) on objects of their own: they run at the same time.
+  it.concurrent('corrects drift made in the service on the next poll', async () => {
     const stored = await serviceProject(id);
     const dev = stored.environments?.find((e) => e.slug === 'dev');
     await h.service.projects.update(id, { name: 'Renamed', hasDeleteProtection: true });
@@ -120,6 +121,30 @@ describe('Project', () => {
     expect(updated.message).toContain('environment dev name');
   });
 
+  it.concurrent(
+    'reports DeletionBlocked while the service protects the project, then deletes it',
+    async () => {
+      await h.create(
+        'Project',
+        'kept',
+        spec(slug('kept'), { deletionPolicy: 'Delete', hasDeleteProtection: true, pollInterval: '10s' }),
+      );
+      const ready = await h.waitForReady('Project', 'kept');
+      const keptId = ready.status?.id ?? '';
+      await h.delete('Project', 'kept');
+      const blocked = await h.waitForCondition('Project', 'kept', {
+        type: 'Synced',
+        status: 'False',
+        reason: 'DeletionBlocked',
+      });
+      expect(message(blocked, 'Synced')).toContain('deletion protection');
+      expect(await gone(keptId)).toBe(false);
+      await h.service.projects.update(keptId, { hasDeleteProtection: false });
+      await h.waitForDeletion('Project', 'kept', { timeoutMs: 40_000 });
+      expect(await gone(keptId)).toBe(true);
+    },
+  );
+
   it('leaves the project in place when deleted with the default policy (Orphan)', async () => {
     await h.delete('Project', 'shop');
     await h.waitForDeletion('Project', 'shop');
@@ -132,27 +157,6 @@ describe('Project', () => {
     await h.delete('Project', 'temp');
     await h.waitForDeletion('Project', 'temp');
     expect(await gone(ready.status?.id ?? '')).toBe(true);
-  });
-
-  it('reports DeletionBlocked while the service protects the project, then deletes it', async () => {
-    await h.create(
-      'Project',
-      'kept',
-      spec(slug('kept'), { deletionPolicy: 'Delete', hasDeleteProtection: true, pollInterval: '10s' }),
-    );
-    const ready = await h.waitForReady('Project', 'kept');
-    const keptId = ready.status?.id ?? '';
-    await h.delete('Project', 'kept');
-    const blocked = await h.waitForCondition('Project', 'kept', {
-      type: 'Synced',
-      status: 'False',
-      reason: 'DeletionBlocked',
-    });
-    expect(message(blocked, 'Synced')).toContain('deletion protection');
-    expect(await gone(keptId)).toBe(false);
-    await h.service.projects.update(keptId, { hasDeleteProtection: false });
-    await h.waitForDeletion('Project', 'kept', { timeoutMs: 40_000 });
-    expect(await gone(keptId)).toBe(true);
   });
 
   it('adopts an existing project by the external-id annotation and brings it in line', async () => {
