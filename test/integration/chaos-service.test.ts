@@ -48,7 +48,12 @@ async function callRate(h: OperatorHarness, resources: number, ms: number): Prom
   return h.devserver.stats.requests.total / resources / (ms / 1000);
 }
 
-describe('service faults', () => {
+// The two suites share nothing (each has its own devserver, operator and namespace) and spend
+// most of their time waiting on the service's faults and windows, so they run at the same time;
+// the tests inside each suite run in order (`inOrder`).
+const inOrder = { concurrent: false } as const;
+
+describe('service faults', { concurrent: true }, () => {
   let h: OperatorHarness;
   beforeAll(async () => {
     h = await startOperatorHarness({ logLevel: 'info' });
@@ -58,47 +63,62 @@ describe('service faults', () => {
     await h?.stop();
   });
 
-  it('explains a total outage (5xx), backs off, and converges afterwards', async () => {
-    h.devserver.faults.update({ errorRatio: 1 });
-    const names = await createProjects(h, 'outage', 8);
-    const unavailable = { type: 'Synced', status: 'False', reason: 'ServiceUnavailable' } as const;
-    await waitAll(names, (n) => h.waitForCondition('Project', n, unavailable));
-    // Warm-up: keep failing for a while so that every key's backoff has grown (about doubling per
-    // failure from 5 ms: after ~30 s of failures the next retry of a key is ~15-30 s away).
-    await sleep(30_000);
-    const rate = await callRate(h, names.length, 15_000);
-    console.log(`[chaos] total outage: ${rate.toFixed(2)} service calls per resource per second after 30 s`);
-    // Without backoff, 4 workers retrying 8 resources make ~3 calls per resource per second (each
-    // reconcile makes up to 4 attempts in the client, ~0.7 s); with it, at most a reconcile or two
-    // per resource in the window.
-    expect(rate).toBeLessThan(1);
-    h.devserver.faults.update({ errorRatio: 0 });
-    const started = Date.now();
-    await waitAll(names, (n) => h.waitForReady('Project', n, { timeoutMs: 330_000 }));
-    console.log(`[chaos] converged ${((Date.now() - started) / 1000).toFixed(1)} s after the outage ended`);
-  }, 420_000);
-
-  it('explains dropped connections (ServiceUnreachable) and recovers from interrupted creates', async () => {
-    h.devserver.faults.update({ dropRatio: 1 });
-    const names = await createProjects(h, 'dropped', 4);
-    const unreachable = { type: 'Synced', status: 'False', reason: 'ServiceUnreachable' } as const;
-    await waitAll(names, (n) => h.waitForCondition('Project', n, unreachable));
-    h.devserver.faults.update({ dropRatio: 0 });
-    await waitAll(names, (n) => h.waitForReady('Project', n, { timeoutMs: 330_000 }));
-  }, 400_000);
-
-  it('converges while 30% of requests fail, 10% are dropped and every answer is 150 ms late', async () => {
-    h.devserver.faults.update({ errorRatio: 0.3, dropRatio: 0.1, latencyMs: 150 });
-    try {
-      const names = await createProjects(h, 'flaky', 12);
+  it(
+    'explains a total outage (5xx), backs off, and converges afterwards',
+    { ...inOrder, timeout: 420_000 },
+    async () => {
+      h.devserver.faults.update({ errorRatio: 1 });
+      const names = await createProjects(h, 'outage', 8);
+      const unavailable = { type: 'Synced', status: 'False', reason: 'ServiceUnavailable' } as const;
+      await waitAll(names, (n) => h.waitForCondition('Project', n, unavailable));
+      // Warm-up: keep failing for a while so that every key's backoff has grown (about doubling per
+      // failure from 5 ms, each reconcile ~0.7 s: after ~20 s of failures the next retry of a key is
+      // ~10 s away).
+      await sleep(20_000);
+      const rate = await callRate(h, names.length, 15_000);
+      console.log(
+        `[chaos] total outage: ${rate.toFixed(2)} service calls per resource per second after 20 s`,
+      );
+      // Without backoff, 4 workers retrying 8 resources make ~3 calls per resource per second (each
+      // reconcile makes up to 4 attempts in the client, ~0.7 s); with it, one or two reconciles
+      // per resource in the window.
+      expect(rate).toBeLessThan(1);
+      h.devserver.faults.update({ errorRatio: 0 });
+      const started = Date.now();
       await waitAll(names, (n) => h.waitForReady('Project', n, { timeoutMs: 330_000 }));
-    } finally {
-      h.devserver.faults.update({ errorRatio: 0, dropRatio: 0, latencyMs: 0 });
-    }
-    expect(h.devserver.stats.snapshot().faults.errors).toBeGreaterThan(0);
-  }, 400_000);
+      console.log(`[chaos] converged ${((Date.now() - started) / 1000).toFixed(1)} s after the outage ended`);
+    },
+  );
 
-  it('holds exactly one service project per resource (no duplicate, no leak)', async () => {
+  it(
+    'explains dropped connections (ServiceUnreachable) and recovers from interrupted creates',
+    { ...inOrder, timeout: 400_000 },
+    async () => {
+      h.devserver.faults.update({ dropRatio: 1 });
+      const names = await createProjects(h, 'dropped', 4);
+      const unreachable = { type: 'Synced', status: 'False', reason: 'ServiceUnreachable' } as const;
+      await waitAll(names, (n) => h.waitForCondition('Project', n, unreachable));
+      h.devserver.faults.update({ dropRatio: 0 });
+      await waitAll(names, (n) => h.waitForReady('Project', n, { timeoutMs: 330_000 }));
+    },
+  );
+
+  it(
+    'converges while 30% of requests fail, 10% are dropped and every answer is 150 ms late',
+    { ...inOrder, timeout: 400_000 },
+    async () => {
+      h.devserver.faults.update({ errorRatio: 0.3, dropRatio: 0.1, latencyMs: 150 });
+      try {
+        const names = await createProjects(h, 'flaky', 12);
+        await waitAll(names, (n) => h.waitForReady('Project', n, { timeoutMs: 330_000 }));
+      } finally {
+        h.devserver.faults.update({ errorRatio: 0, dropRatio: 0, latencyMs: 0 });
+      }
+      expect(h.devserver.stats.snapshot().faults.errors).toBeGreaterThan(0);
+    },
+  );
+
+  it('holds exactly one service project per resource (no duplicate, no leak)', inOrder, async () => {
     const slugs = await serviceProjectSlugs(h);
     const ours = slugs.filter((s) => s.endsWith(`-${suffix}`)).sort();
     const expected = ['outage', 'dropped', 'flaky']
@@ -110,7 +130,7 @@ describe('service faults', () => {
   });
 });
 
-describe('429 storm', () => {
+describe('429 storm', { concurrent: true }, () => {
   let h: OperatorHarness;
   // Twelve writes per 45 s window (the real service counts per minute; shortened to save time, yet
   // longer than the 30 s the client waits out by itself): creating ten Projects (a create and an
@@ -126,25 +146,29 @@ describe('429 storm', () => {
     await h?.stop();
   });
 
-  it('explains the storm (RateLimited), waits for Retry-After instead of retrying, and converges', async () => {
-    h.devserver.stats.reset();
-    const names = await createProjects(h, 'storm', 10);
-    const limited = { type: 'Synced', status: 'False', reason: 'RateLimited' } as const;
-    await Promise.any(names.map((n) => h.waitForCondition('Project', n, limited, { timeoutMs: 60_000 })));
-    const started = Date.now();
-    await waitAll(names, (n) => h.waitForReady('Project', n, { timeoutMs: 240_000 }));
-    const stats = h.devserver.stats.snapshot();
-    console.log(
-      `[chaos] 429 storm: ${stats.rateLimited} answers 429 for ${names.length} resources, ` +
-        `${stats.writes.total} writes; all Ready ${((Date.now() - started) / 1000).toFixed(1)} s after the first RateLimited`,
-    );
-    console.log(
-      `[chaos] 429 storm requests by route and status: ${JSON.stringify(stats.requests.byRoute)} ${JSON.stringify(stats.requests.byStatus)}`,
-    );
-    expect(stats.rateLimited).toBeGreaterThan(0);
-    // Honouring Retry-After means a few 429s per resource per window, not a retry loop.
-    expect(stats.rateLimited).toBeLessThanOrEqual(names.length * 5);
-    const ours = (await serviceProjectSlugs(h)).filter((s) => s.startsWith('storm-')).sort();
-    expect(ours).toEqual(names.map((n) => `${n}-${suffix}`).sort());
-  }, 330_000);
+  it(
+    'explains the storm (RateLimited), waits for Retry-After instead of retrying, and converges',
+    { ...inOrder, timeout: 330_000 },
+    async () => {
+      h.devserver.stats.reset();
+      const names = await createProjects(h, 'storm', 10);
+      const limited = { type: 'Synced', status: 'False', reason: 'RateLimited' } as const;
+      await Promise.any(names.map((n) => h.waitForCondition('Project', n, limited, { timeoutMs: 60_000 })));
+      const started = Date.now();
+      await waitAll(names, (n) => h.waitForReady('Project', n, { timeoutMs: 240_000 }));
+      const stats = h.devserver.stats.snapshot();
+      console.log(
+        `[chaos] 429 storm: ${stats.rateLimited} answers 429 for ${names.length} resources, ` +
+          `${stats.writes.total} writes; all Ready ${((Date.now() - started) / 1000).toFixed(1)} s after the first RateLimited`,
+      );
+      console.log(
+        `[chaos] 429 storm requests by route and status: ${JSON.stringify(stats.requests.byRoute)} ${JSON.stringify(stats.requests.byStatus)}`,
+      );
+      expect(stats.rateLimited).toBeGreaterThan(0);
+      // Honouring Retry-After means a few 429s per resource per window, not a retry loop.
+      expect(stats.rateLimited).toBeLessThanOrEqual(names.length * 5);
+      const ours = (await serviceProjectSlugs(h)).filter((s) => s.startsWith('storm-')).sort();
+      expect(ours).toEqual(names.map((n) => `${n}-${suffix}`).sort());
+    },
+  );
 });
