@@ -69,7 +69,7 @@ describe('IdentityAuth with token credentials', () => {
         method: 'token',
         accessTokenTTL: 3600,
         pollInterval: '10s',
-        credentials: { secretName: 'a-token-creds', rotateEvery: '30s', overlap: '10s' },
+        credentials: { secretName: 'a-token-creds', rotateEvery: '15s', overlap: '6s' },
       }),
     );
     const ready = await h.waitForReady('IdentityAuth', 'a-token');
