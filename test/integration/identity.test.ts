@@ -103,7 +103,9 @@ describe('Identity', () => {
     });
   });
 
-  it('corrects drift made in the service on the next poll', async () => {
+  // The next three wait (for a poll of 10 s, for a retry) on objects of their own: they run at the
+  // same time.
+  it.concurrent('corrects drift made in the service on the next poll', async () => {
     await h.service.identities.update(id, { role: 'no-access', metadata: [{ key: 'team', value: 'other' }] });
     await h.service.memberships.update(projectId, id, { roles: [{ role: 'admin', isTemporary: false }] });
     await waitFor(
@@ -122,16 +124,27 @@ describe('Identity', () => {
     );
   });
 
-  it('removes the membership once the project is no longer listed', async () => {
-    await h.patch('Identity', 'app', { spec: { projectMemberships: [] } });
-    await waitFor(async () => (await membershipRoles(id)) === undefined, {
-      message: 'the membership removed',
+  it.concurrent('reports DeletionBlocked while the service protects the identity', async () => {
+    await h.create(
+      'Identity',
+      'protected',
+      spec('protected', { hasDeleteProtection: true, pollInterval: '10s' }),
+    );
+    const ready = await h.waitForReady('Identity', 'protected');
+    const protectedId = ready.status?.id ?? '';
+    await h.delete('Identity', 'protected');
+    const blocked = await h.waitForCondition('Identity', 'protected', {
+      type: 'Synced',
+      status: 'False',
+      reason: 'DeletionBlocked',
     });
-    const ready = await h.waitForReady('Identity', 'app');
-    expect(ready.status?.memberships).toEqual([]);
+    expect(message(blocked, 'Synced')).toContain('deletion protection');
+    await h.service.identities.update(protectedId, { hasDeleteProtection: false });
+    await h.waitForDeletion('Identity', 'protected', { timeoutMs: 40_000 });
+    expect(await gone(protectedId)).toBe(true);
   });
 
-  it('reports a role the project does not have as UnknownRole', async () => {
+  it.concurrent('reports a role the project does not have as UnknownRole', async () => {
     await h.create(
       'Identity',
       'unknown-role',
@@ -143,6 +156,15 @@ describe('Identity', () => {
       reason: 'UnknownRole',
     });
     expect(message(failed, 'Synced')).toContain('no-such-role');
+  });
+
+  it('removes the membership once the project is no longer listed', async () => {
+    await h.patch('Identity', 'app', { spec: { projectMemberships: [] } });
+    await waitFor(async () => (await membershipRoles(id)) === undefined, {
+      message: 'the membership removed',
+    });
+    const ready = await h.waitForReady('Identity', 'app');
+    expect(ready.status?.memberships).toEqual([]);
   });
 
   it('waits for a ProjectRole that does not exist', async () => {
@@ -171,26 +193,6 @@ describe('Identity', () => {
     await h.delete('Identity', 'kept');
     await h.waitForDeletion('Identity', 'kept');
     expect((await serviceIdentity(ready.status?.id ?? '')).name).toBe(identityName('kept'));
-  });
-
-  it('reports DeletionBlocked while the service protects the identity', async () => {
-    await h.create(
-      'Identity',
-      'protected',
-      spec('protected', { hasDeleteProtection: true, pollInterval: '10s' }),
-    );
-    const ready = await h.waitForReady('Identity', 'protected');
-    const protectedId = ready.status?.id ?? '';
-    await h.delete('Identity', 'protected');
-    const blocked = await h.waitForCondition('Identity', 'protected', {
-      type: 'Synced',
-      status: 'False',
-      reason: 'DeletionBlocked',
-    });
-    expect(message(blocked, 'Synced')).toContain('deletion protection');
-    await h.service.identities.update(protectedId, { hasDeleteProtection: false });
-    await h.waitForDeletion('Identity', 'protected', { timeoutMs: 40_000 });
-    expect(await gone(protectedId)).toBe(true);
   });
 
   it('adopts an existing identity by the external-id annotation and brings it in line', async () => {
