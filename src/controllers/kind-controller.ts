@@ -37,6 +37,11 @@ export interface KindController<Spec = any, Refs = any, Status extends AdapterSt
    * changes (e.g. becomes Ready), this object is reconciled again at once instead of waiting.
    */
   dependencies?(obj: ManagedObject<Spec>): readonly (NamedRef & { readonly kind: string })[];
+  /**
+   * Coffer objects whose dependents are reconciled when this object becomes Ready, stops being
+   * Ready, appears or goes (as if the named object itself had changed; `announcedFrom`).
+   */
+  announces?(obj: ManagedObject<Spec>): readonly (NamedRef & { readonly kind: string })[];
   /** Runs beside the controller (e.g. the project-event subscriptions); stopped on shutdown. */
   startBackground?(services: OperatorServices, signal: AbortSignal): void;
 }

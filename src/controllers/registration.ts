@@ -33,6 +33,12 @@ export interface ReferenceDeclaration {
    * (an Identity is itself managed through a connection). The only exception to dependency order.
    */
   readonly forward?: boolean;
+  /**
+   * True when this object getting Ready (or going) is news for the referenced object's own
+   * dependents: an IdentityAuth attaching a login method to an Identity wakes the Connections
+   * that log in as that Identity (they waited with `LoginMethodNotFound`).
+   */
+  readonly announce?: boolean;
 }
 
 /** A Kubernetes API permission a kind needs beyond the coffer.dev rules every kind gets. */
@@ -123,6 +129,17 @@ export function referencedObjects(
       return [{ kind, name: ref.name, ...namespace }];
     }),
   );
+}
+
+/**
+ * A kind controller's `announces` from its declared references (those with `announce`): the
+ * objects whose dependents hear of this object's readiness changes.
+ */
+export function announcedFrom(
+  references: readonly ReferenceDeclaration[],
+): (obj: ManagedObject<unknown>) => readonly ReferencedName[] {
+  const announced = references.filter((reference) => reference.announce);
+  return (obj) => referencedObjects(obj, announced);
 }
 
 /**

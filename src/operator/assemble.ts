@@ -103,6 +103,7 @@ function addManagedKind(wiring: Wiring, kind: KindController): WatchedKind {
     ...(kind.referencedSecrets ? { referencedSecrets: kind.referencedSecrets.bind(kind) } : {}),
     ...(kind.referencedConfigMaps ? { referencedConfigMaps: kind.referencedConfigMaps.bind(kind) } : {}),
     ...(kind.dependencies ? { dependencies: kind.dependencies.bind(kind) } : {}),
+    ...(kind.announces ? { announces: kind.announces.bind(kind) } : {}),
   };
 }
 

@@ -7,7 +7,9 @@
  *   the kind's informer): a rotated credential or changed input is picked up within seconds;
  * - dependencies (`dependencies`, plus the `connectionRef` of every managed kind): when a Project
  *   or a Connection becomes Ready, changes spec, gets an id or goes away, its dependents are
- *   reconciled at once instead of after their waiting requeue;
+ *   reconciled at once instead of after their waiting requeue; a kind's `announces` makes its
+ *   objects' readiness news for the dependents of the objects they name (an IdentityAuth getting
+ *   Ready wakes the Connections logging in as its Identity);
  * - namespace label changes re-check every object of that namespace using a ClusterConnection
  *   (admission by label selector).
  */
@@ -30,6 +32,7 @@ export interface WatchedKind {
   readonly referencedSecrets?: (obj: ManagedObject<unknown>) => readonly NamedRef[];
   readonly referencedConfigMaps?: (obj: ManagedObject<unknown>) => readonly NamedRef[];
   readonly dependencies?: (obj: ManagedObject<unknown>) => readonly (NamedRef & { readonly kind: string })[];
+  readonly announces?: (obj: ManagedObject<unknown>) => readonly (NamedRef & { readonly kind: string })[];
   /** Whether `spec.connectionRef` counts as a dependency (managed kinds). */
   readonly usesConnection: boolean;
   readonly ownedKinds?: readonly string[];
@@ -150,14 +153,18 @@ export function watchDependencies(kinds: readonly WatchedKind[], informers: Oper
     kind.informer.addIndex(DEPENDENCY_INDEX, (obj) => safely(() => dependencyValues(kind, obj)));
   }
   if (dependents.length === 0) return;
-  for (const [kindName, informer] of informers.kinds) {
-    const notify = (obj: ManagedObject<unknown>): void => {
-      const key = dependencyKey(kindName, obj.metadata.namespace, obj.metadata.name);
-      for (const dependent of dependents) {
-        for (const target of dependent.informer.byIndex(DEPENDENCY_INDEX, key)) {
-          for (const request of requestForObject(target)) dependent.controller.enqueue(request);
-        }
+  const enqueueDependentsOf = (key: string): void => {
+    for (const dependent of dependents) {
+      for (const target of dependent.informer.byIndex(DEPENDENCY_INDEX, key)) {
+        for (const request of requestForObject(target)) dependent.controller.enqueue(request);
       }
+    }
+  };
+  for (const [kindName, informer] of informers.kinds) {
+    const announcing = kinds.find((k) => k.definition.kind === kindName && k.announces);
+    const notify = (obj: ManagedObject<unknown>): void => {
+      enqueueDependentsOf(dependencyKey(kindName, obj.metadata.namespace, obj.metadata.name));
+      if (announcing) for (const key of announcedKeys(announcing, obj)) enqueueDependentsOf(key);
     };
     informer.on('add', notify);
     informer.on('delete', notify);
@@ -165,6 +172,17 @@ export function watchDependencies(kinds: readonly WatchedKind[], informers: Oper
       if (readinessChanged(obj, old)) notify(obj);
     });
   }
+}
+
+/** `Kind/namespace/name` of each object `obj` announces its readiness to (see `announces`). */
+function announcedKeys(kind: WatchedKind, obj: ManagedObject<unknown>): readonly string[] {
+  const view = parsed(kind.definition, obj);
+  if (!view || !kind.announces) return [];
+  return safely(() =>
+    (kind.announces?.(view) ?? []).map((d) =>
+      dependencyKey(d.kind, d.namespace ?? obj.metadata.namespace, d.name),
+    ),
+  );
 }
 
 function usesClusterConnection(obj: ManagedObject<unknown>): boolean {

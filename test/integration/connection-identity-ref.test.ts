@@ -5,7 +5,9 @@
 // Connection logs in as it through Kubernetes auth (a real TokenReview) and the Project is created.
 // The operator's waiting requeue is 10 minutes here, so only the Identity's watch can wake the
 // Connection, and only the Connection's watch the Project. A ClusterConnection names the Identity's
-// namespace. No ServiceAccount token appears in logs or status.
+// namespace. A Connection whose Identity has no Kubernetes auth yet waits with LoginMethodNotFound
+// and logs in once an IdentityAuth attaches the method: the IdentityAuth getting Ready wakes it
+// (with the 10-minute requeue, nothing else could). No ServiceAccount token appears in logs or status.
 import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
@@ -72,6 +74,7 @@ beforeAll(async () => {
     body: { spec: { audiences: [], expirationSeconds: 3600 } },
   });
   minted.push(review.status?.token ?? '');
+  await h.createSecret('reviewer-token', { token: review.status?.token ?? '' });
   // The identity exists in the service, with Kubernetes auth for the ServiceAccount app, before
   // any Identity resource: the resource adopts it (coffer.dev/external-id).
   const identity = await h.service.identities.create({
@@ -152,6 +155,42 @@ describe('a Connection naming its login identity by identityRef', () => {
     const ready = await h.waitForReady('Project', 'p-app', { timeoutMs: 60_000 });
     const stored = await h.service.projects.get(ready.status?.id ?? '');
     expect(stored).toMatchObject({ name: 'p-app', slug: `p-app-${suffix}` });
+    expectNoMintedToken(h.logs());
+    expectNoMintedToken(JSON.stringify(connection.status));
+  }, 180_000);
+
+  it('waits for its login method, and an IdentityAuth attaching it wakes the Connection', async () => {
+    await h.create('Identity', 'bare', {
+      connectionRef: { name: 'coffer' },
+      name: `bare-${suffix}`,
+      role: 'member',
+    });
+    const bare = await h.waitForReady('Identity', 'bare', { timeoutMs: 60_000 });
+    await h.create('Connection', 'as-bare', {
+      url: h.url,
+      auth: loginSpec({ name: 'bare' }, { name: 'app', audiences: [AUDIENCE] }),
+    });
+    const waiting = await h.waitForCondition('Connection', 'as-bare', {
+      type: 'Synced',
+      status: 'False',
+      reason: 'LoginMethodNotFound',
+    });
+    expect(waiting.status?.conditions?.find((c) => c.type === 'Ready')?.reason).toBe('LoginMethodNotFound');
+
+    await h.create('IdentityAuth', 'bare-k8s', {
+      connectionRef: { name: 'coffer' },
+      identityRef: { name: 'bare' },
+      method: 'kubernetes',
+      kubernetes: {
+        allowedNamespaces: [h.namespace],
+        allowedNames: ['app'],
+        allowedAudience: AUDIENCE,
+        tokenReviewerJwtSecretRef: { name: 'reviewer-token' },
+      },
+    });
+    await h.waitForReady('IdentityAuth', 'bare-k8s', { timeoutMs: 60_000 });
+    const connection = await h.waitForReady('Connection', 'as-bare', { timeoutMs: 60_000 });
+    expect(connection.status?.id).toBe(bare.status?.id);
     expectNoMintedToken(h.logs());
     expectNoMintedToken(JSON.stringify(connection.status));
   }, 180_000);

@@ -10,13 +10,16 @@
  * | no usable ServiceAccount token     | False `TokenSourceNotAllowed`, `AudienceNotAllowed` or         |
  * |                                    | `ServiceAccountTokenUnavailable` (retried), on both            |
  * | `identityRef`: Identity not usable | False `Unavailable` (why)    | False `ReferenceNotReady`      |
- * | login method not attached (404)    | False `LoginMethodNotFound` (retried every 15 s), on both     |
+ * | login method not attached (404)    | False `LoginMethodNotFound`, on both (see below)               |
  * | service unreachable, 5xx           | unchanged                    | False (retried with backoff)   |
  *
  * Every resource using the connection shares the client built here (same cache key), so a
  * Secret change rebuilds it once for everybody. A change of the Identity an `identityRef` names
- * reconciles the connection at once (its declared reference, `references.ts`); no token is ever
- * logged or written to status.
+ * reconciles the connection at once (its declared reference, `references.ts`), and so does an
+ * IdentityAuth of that Identity getting Ready (it announces its readiness to the Identity's
+ * dependents): a login waiting for its method to be attached then waits with the operator's
+ * waiting requeue; one naming `identityId` directly, which no watch can wake, retries every 15 s.
+ * No token is ever logged or written to status.
  */
 import type { ManagedObject } from '../../managed/external-client.ts';
 import { Reasons } from '../../runtime/conditions.ts';
@@ -27,7 +30,7 @@ import {
   ServiceAccountTokenError,
   type TokenProblem,
 } from '../../managed/connections/service-account-token.ts';
-import { LoginIdentityNotReadyError } from '../../managed/connections/login-identity.ts';
+import { LoginIdentityNotReadyError, logsInByIdentityRef } from '../../managed/connections/login-identity.ts';
 import { REFERENCE_NOT_READY } from '../../managed/references.ts';
 import { checkCredentials, type CredentialCheck } from './verify.ts';
 import { connectionReasons } from './reasons.ts';
@@ -49,7 +52,7 @@ const tokenReasons: Readonly<Record<TokenProblem, Reason>> = {
 
 /** Retry of a connection without a ServiceAccount token (the file or ServiceAccount may appear). */
 const tokenRetryMs = 30_000;
-/** Retry of a login whose method is not attached yet (an IdentityAuth applied alongside). */
+/** Retry of a login by `identityId` whose method is not attached yet (nothing announces it). */
 export const loginMethodRetryMs = 15_000;
 
 function failed(
@@ -87,6 +90,16 @@ const accepted: ConditionState = {
   message: 'the service accepted the credentials',
 };
 
+/** The login's method is not attached (yet): see the module table for when it is tried again. */
+function methodNotAttached(
+  settings: ConnectionSettings,
+  message: string,
+  services: DirectServices,
+): DirectOutcome<ConnectionStatusFields> {
+  const retryMs = logsInByIdentityRef(settings) ? services.connections.waitRequeueMs : loginMethodRetryMs;
+  return failed(connectionReasons.names.LoginMethodNotFound, message, retryMs);
+}
+
 /** The sync of connection kind `kind`. */
 export function connectionSync<Spec extends ConnectionSettings>(
   kind: ConnectionKindName,
@@ -107,7 +120,7 @@ export function connectionSync<Spec extends ConnectionSettings>(
         return outcome;
       }
       if (!check.accepted && check.methodNotAttached)
-        return failed(connectionReasons.names.LoginMethodNotFound, check.message, loginMethodRetryMs);
+        return methodNotAttached(obj.spec, check.message, services);
       if (!check.accepted) return failed(INVALID_CREDENTIALS, check.message);
       const wasReady = obj.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
       return {

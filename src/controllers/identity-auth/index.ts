@@ -8,6 +8,7 @@ import type { ManagedObject } from '../../managed/external-client.ts';
 import type { KindController, NamedRef } from '../kind-controller.ts';
 import {
   connectionReference,
+  announcedFrom,
   dependenciesFrom,
   type KindRegistration,
   type ReferenceDeclaration,
@@ -24,6 +25,7 @@ const references: readonly ReferenceDeclaration[] = [
     kinds: ['Identity'],
     needs: 'Ready',
     watch: true,
+    announce: true,
     purpose: 'the identity the method authenticates',
   },
 ];
@@ -43,6 +45,8 @@ export const identityAuthController: KindController<
   createAdapter: identityAuthAdapter,
   // The Identity becoming Ready (or getting its id) lets a waiting IdentityAuth attach at once.
   dependencies: dependenciesFrom(references),
+  // Attaching the method (getting Ready) wakes the Connections logging in as the Identity.
+  announces: announcedFrom(references),
   // A changed reviewer token or CA reaches the service within seconds.
   referencedSecrets: (obj) => sameNamespace(obj, obj.spec.kubernetes?.tokenReviewerJwtSecretRef),
   referencedConfigMaps: (obj) => sameNamespace(obj, obj.spec.kubernetes?.caCertConfigMapRef),

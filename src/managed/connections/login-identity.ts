@@ -68,6 +68,11 @@ export async function withLoginIdentity(
   return { ...settings, auth: { ...settings.auth, [found.method]: { ...login, identityId } } };
 }
 
+/** Whether a login of `settings` names its identity by `identityRef` (an Identity resource). */
+export function logsInByIdentityRef(settings: ConnectionSettings): boolean {
+  return serviceAccountLoginOf(settings.auth)?.login.identityRef !== undefined;
+}
+
 /** The identity id a login of `settings` uses (after `withLoginIdentity`), for credential versions. */
 export function loginIdentityId(settings: ConnectionSettings): string | undefined {
   return serviceAccountLoginOf(settings.auth)?.login.identityId;

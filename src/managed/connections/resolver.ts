@@ -209,9 +209,12 @@ export class ConnectionResolver {
   private readonly organizations = new Map<string, string | undefined>();
   /** Connections deleted with their namespace whose client is kept for its resources. */
   private readonly kept = new Set<string>();
+  /** How long a connection waiting for something a watch announces requeues (the operator's). */
+  readonly waitRequeueMs: number;
 
   constructor(options: ConnectionResolverOptions) {
     this.o = options;
+    this.waitRequeueMs = options.waitRequeueMs;
     this.factory = new ConnectionClientFactory({ log: options.log, onRequest: options.onRequest });
     this.cache = createClientCache<ConnectionClient>({
       close: (c) => c.client.close(),
