@@ -20,7 +20,8 @@ export const connectionReasons = declareReasons('Connection', {
     conditions: ['Ready', 'Synced'],
     description:
       'The service has no such auth method attached to the identity (the login answered 404), e.g. an ' +
-      'IdentityAuth applied together with the connection is not attached yet; retried every 15 s.',
+      'IdentityAuth applied together with the connection is not attached yet; with `identityRef` the ' +
+      'IdentityAuth of that Identity getting Ready retries at once, with `identityId` every 15 s.',
     remedy:
       'Attach the method (an IdentityAuth of the identity, or in the service), or name another identity.',
   },
