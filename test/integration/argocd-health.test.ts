@@ -181,6 +181,10 @@ describe('Connection and ClusterConnection', () => {
     });
     await h.requestReconcile('Project', 'admitted');
     await expectHealth('Project', 'admitted', synced('NamespaceNotAllowed', 'Degraded'));
+    // Its user gone (deletionPolicy Orphan: no service call), the ClusterConnection can finish its
+    // deletion when the harness stops instead of waiting for it until the harness gives up.
+    await h.delete('Project', 'admitted');
+    await h.waitForDeletion('Project', 'admitted');
   });
 
   it('a Connection deleted while a resource uses it waits for it (Progressing, kstatus Terminating)', async () => {
@@ -214,7 +218,9 @@ describe('Bootstrap', () => {
   });
 });
 
-describe('Project', () => {
+// These three suites work on objects of their own (the shared Project shop and Identity bot are
+// only referenced), and some wait for a poll or an expiry: their tests all run at the same time.
+describe('Project', { concurrent: true }, () => {
   it('Ready is Healthy; a missing Connection is Progressing', async () => {
     await expectHealth('Project', 'shop', ready);
     await h.create('Project', 'orphan', {
@@ -262,7 +268,7 @@ describe('Project', () => {
   });
 });
 
-describe('ProjectRole, ProjectTemplate', () => {
+describe('ProjectRole, ProjectTemplate', { concurrent: true }, () => {
   it('a ProjectRole: Ready is Healthy; a missing Project is Progressing', async () => {
     const permissions = [{ subject: 'secrets', action: ['describeSecret'] }];
     await h.create('ProjectRole', 'reader', {
@@ -293,7 +299,7 @@ describe('ProjectRole, ProjectTemplate', () => {
   });
 });
 
-describe('Identity, IdentityAuth, AdditionalPrivilege', () => {
+describe('Identity, IdentityAuth, AdditionalPrivilege', { concurrent: true }, () => {
   it('an Identity: Ready is Healthy; a role the project lacks is Progressing (UnknownRole)', async () => {
     await expectHealth('Identity', 'bot', ready);
     await h.create('Identity', 'hopeful', {
