@@ -75,8 +75,8 @@ export const defaultHubTiming: HubTiming = {
 interface Member {
   readonly request: Request;
   readonly uid: string | undefined;
-  /** Just what `connectionFor` reads (the full object would be a second copy of the cache's). */
-  readonly obj: ManagedObject<unknown>;
+  /** `spec.connectionRef`, all `connectionFor` reads besides the names (`subjectOf`). */
+  readonly connectionRef: unknown;
   readonly streamKey: string;
   readonly projectId: string;
   readonly environment: string;
@@ -89,16 +89,19 @@ interface Member {
   readonly slot: number;
 }
 
-/** The parts of a resource the hub keeps: name, namespace, uid and `spec.connectionRef`. */
-function connectionSubject(obj: ManagedObject<unknown>): ManagedObject<unknown> {
-  const { name, namespace, uid } = obj.metadata;
-  const connectionRef = (obj.spec as { connectionRef?: unknown } | undefined)?.connectionRef;
+/** The resource of a member as `connectionFor` reads it: kind, names, uid, `spec.connectionRef`. */
+function subjectOf(member: Member, type: Pick<ManagedObject<unknown>, 'apiVersion' | 'kind'>) {
+  const { name, namespace } = member.request;
+  const uid = member.uid;
   return {
-    apiVersion: obj.apiVersion,
-    kind: obj.kind,
+    ...type,
     metadata: { name, ...(namespace ? { namespace } : {}), ...(uid ? { uid } : {}) },
-    spec: { connectionRef },
+    spec: { connectionRef: member.connectionRef },
   };
+}
+
+function connectionRefOf(obj: ManagedObject<unknown>): unknown {
+  return (obj.spec as { connectionRef?: unknown } | undefined)?.connectionRef;
 }
 
 function newMember(
@@ -109,7 +112,7 @@ function newMember(
   return {
     ...at,
     uid: obj.metadata.uid,
-    obj: connectionSubject(obj),
+    connectionRef: connectionRefOf(obj),
     projectId: interest.projectId,
     environment: interest.environment,
     secretPath: interest.secretPath,
@@ -154,6 +157,8 @@ export class ProjectEventHub {
   private readonly ownWrites: OwnWrites;
   private signal: AbortSignal | undefined;
   private echoes = 0;
+  /** apiVersion and kind of the resources registered (one kind per hub). */
+  private type = { apiVersion: '', kind: '' };
 
   constructor(options: HubOptions) {
     this.options = options;
@@ -185,6 +190,7 @@ export class ProjectEventHub {
   }
 
   private registerSlot(obj: ManagedObject<unknown>, slot: number, interest: Interest): void {
+    if (this.type.kind !== obj.kind) this.type = { apiVersion: obj.apiVersion, kind: obj.kind };
     const request = { namespace: obj.metadata.namespace, name: obj.metadata.name };
     const key = slotKey(requestKey(request), slot);
     const wanted = `${interest.connection.key}|${interest.projectId}`;
@@ -196,7 +202,7 @@ export class ProjectEventHub {
     // Every reconcile registers again; an unchanged registration keeps the member it has (no
     // new copy of its strings) and the stream's registrations (a pass over all its members).
     const unchanged = previous !== undefined && sameInterest(previous, member);
-    if (unchanged && sameSubject(previous.obj, member.obj) && this.streams.has(streamKey)) return;
+    if (unchanged && sameSubject(previous, member) && this.streams.has(streamKey)) return;
     this.setMember(key, member);
     if (unchanged && this.streams.has(streamKey)) return;
     if (previous && previous.streamKey !== streamKey) this.refresh(previous.streamKey);
@@ -308,7 +314,7 @@ export class ProjectEventHub {
       } catch (error) {
         this.options.log.debug({ err: error }, 'cannot check a resource of the event hub; keeping it');
       }
-      if (!exists && this.members.get(key) === member) this.unregister(member.obj);
+      if (!exists && this.members.get(key) === member) this.unregister({ metadata: member.request });
     }
   }
 
@@ -358,7 +364,7 @@ export class ProjectEventHub {
         client: async () => {
           const [first] = this.membersOf(streamKey);
           if (!first) throw new Error('cannot open a project event stream: no resource uses it');
-          return (await this.options.connectionFor(first.obj)).client;
+          return (await this.options.connectionFor(subjectOf(first, this.type))).client;
         },
         changed: (changes) => this.changed(streamKey, stream.epoch, changes),
         opened: () => this.enqueueAll(streamKey),
@@ -375,11 +381,11 @@ export class ProjectEventHub {
   }
 }
 
-/** Whether two subjects name the same resource (uid) and connection (`spec.connectionRef`). */
-function sameSubject(a: ManagedObject<unknown>, b: ManagedObject<unknown>): boolean {
-  if (a.metadata.uid !== b.metadata.uid) return false;
-  const refA = (a.spec as { connectionRef?: Record<string, unknown> } | undefined)?.connectionRef;
-  const refB = (b.spec as { connectionRef?: Record<string, unknown> } | undefined)?.connectionRef;
+/** Whether two members name the same resource (uid) and connection (`spec.connectionRef`). */
+function sameSubject(a: Member, b: Member): boolean {
+  if (a.uid !== b.uid) return false;
+  const refA = a.connectionRef as Record<string, unknown> | undefined;
+  const refB = b.connectionRef as Record<string, unknown> | undefined;
   if (refA === refB) return true;
   if (!refA || !refB) return false;
   const keysA = Object.keys(refA);
