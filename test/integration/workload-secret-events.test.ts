@@ -151,7 +151,7 @@ describe('WorkloadSecret events refused (resync fallback)', { concurrent: true }
     'falls back to the resync interval while the service refuses the event stream',
     { ...inOrder, timeout: 300_000 },
     async () => {
-      await settled(h);
+      // Nothing else reads this suite's devserver: no need to wait for quiet first.
       await h.create('WorkloadSecret', 'crowded', workloadSecret('crowded', '/', '30s'));
       await h.waitForReady('WorkloadSecret', 'crowded', { timeoutMs: 60_000 });
       const windowStart = reads(h);
