@@ -397,11 +397,25 @@ describe('token refreshes', () => {
     await h.waitForReady('ClusterConnection', cc, { timeoutMs: 60_000 });
     await h.create('Project', 'rotating', projectSpec('rotating', { kind: 'ClusterConnection', name: cc }));
     const id = (await h.waitForReady('Project', 'rotating', { timeoutMs: 60_000 })).status?.id ?? '';
+    // When the devserver last answered anyone (polled every 50 ms).
+    let requestsSeen = h.devserver.stats.requests.total;
+    let lastRequestAt = Date.now();
+    const tracker = setInterval(() => {
+      if (h.devserver.stats.requests.total === requestsSeen) return;
+      requestsSeen = h.devserver.stats.requests.total;
+      lastRequestAt = Date.now();
+    }, 50).unref();
     const logins = () => count(h.logs(), 'logged in with Kubernetes auth');
     const refusals = () => count(h.logs(), 'login refused; trying once with a fresh JWT');
     const update = async (description: string) => {
-      // Idle past the access token’s max TTL (3 s): the update needs a new login.
-      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      // Idle past the access token’s max TTL (3 s): no request to the service for 3.5 s (a login is
+      // one), so the update needs a new login. Waiting for the old token to stop working usually
+      // took longer than that already.
+      await waitFor(() => Date.now() - lastRequestAt >= 3_500, {
+        timeoutMs: 60_000,
+        intervalMs: 100,
+        message: 'the service to be idle for 3.5 s',
+      });
       await h.patch('Project', 'rotating', { spec: { description } });
       await waitFor(async () => (await h.service.projects.get(id)).description === description, {
         timeoutMs: 60_000,
@@ -431,6 +445,7 @@ describe('token refreshes', () => {
       const connection = await h.waitForReady('ClusterConnection', cc);
       expect(connection.status?.conditions?.find((c) => c.type === 'Synced')?.status).toBe('True');
     }
+    clearInterval(tracker);
     // The old token was refused at least once per rotation and replaced by the new file's.
     expect(refusals()).toBeGreaterThanOrEqual(3);
     expect(logins()).toBeGreaterThanOrEqual(7);
