@@ -13,6 +13,7 @@
 import type { Logger } from 'pino';
 import type { SecretChange } from '../../client/index.ts';
 import type { ManagedObject } from '../../managed/external-client.ts';
+import { StringInterner } from '../../runtime/intern.ts';
 import { requestKey, type Request } from '../../runtime/reconcile.ts';
 import type { ResolvedConnection } from '../kind-controller.ts';
 import type { EventStreamState } from './outcome.ts';
@@ -104,6 +105,12 @@ function connectionRefOf(obj: ManagedObject<unknown>): unknown {
   return (obj.spec as { connectionRef?: unknown } | undefined)?.connectionRef;
 }
 
+/**
+ * Key names members share: a batch's keys are read from its Secret on each reconcile, so without
+ * this every member holds its own copies of names that many batches repeat (bounded table).
+ */
+const keyNames = new StringInterner();
+
 function newMember(
   obj: ManagedObject<unknown>,
   interest: Interest,
@@ -123,7 +130,8 @@ function newMember(
 }
 
 function sortedUnique(keys: readonly string[]): string[] {
-  return [...new Set(keys)].sort((a, b) => (a === b ? 0 : a < b ? -1 : 1));
+  const unique = [...new Set(keys)].sort((a, b) => (a === b ? 0 : a < b ? -1 : 1));
+  return unique.map((key) => keyNames.intern(key));
 }
 
 /** Whether a change in folder `path` is in the member's folder (or below it, when recursive). */
