@@ -24,6 +24,9 @@ import type { Request } from '../runtime/reconcile.ts';
 import { payloadChanged } from './secret-cache.ts';
 import type { OperatorInformers } from './informers.ts';
 
+/** The coffer.dev objects an object names (its dependencies, or those it announces to). */
+type NamedObjects = (obj: ManagedObject<unknown>) => readonly (NamedRef & { readonly kind: string })[];
+
 /** What the watches need to know about one registered kind. */
 export interface WatchedKind {
   readonly definition: KindDefinition;
@@ -31,8 +34,8 @@ export interface WatchedKind {
   readonly controller: Controller;
   readonly referencedSecrets?: (obj: ManagedObject<unknown>) => readonly NamedRef[];
   readonly referencedConfigMaps?: (obj: ManagedObject<unknown>) => readonly NamedRef[];
-  readonly dependencies?: (obj: ManagedObject<unknown>) => readonly (NamedRef & { readonly kind: string })[];
-  readonly announces?: (obj: ManagedObject<unknown>) => readonly (NamedRef & { readonly kind: string })[];
+  readonly dependencies?: NamedObjects;
+  readonly announces?: NamedObjects;
   /** Whether `spec.connectionRef` counts as a dependency (managed kinds). */
   readonly usesConnection: boolean;
   readonly ownedKinds?: readonly string[];
@@ -75,15 +78,20 @@ function connectionDependency(obj: ManagedObject<unknown>): string[] {
   return [dependencyKey(kind, obj.metadata.namespace, ref.name)];
 }
 
+/** `Kind/namespace/name` of the objects `named` finds in `obj` (its spec parsed first). */
+function namedKeys(
+  kind: WatchedKind,
+  obj: ManagedObject<unknown>,
+  named: NamedObjects | undefined,
+): string[] {
+  const view = named ? parsed(kind.definition, obj) : undefined;
+  if (!view || !named) return [];
+  return named(view).map((d) => dependencyKey(d.kind, d.namespace ?? obj.metadata.namespace, d.name));
+}
+
 function dependencyValues(kind: WatchedKind, obj: ManagedObject<unknown>): readonly string[] {
   const own = kind.usesConnection ? connectionDependency(obj) : [];
-  const view = kind.dependencies ? parsed(kind.definition, obj) : undefined;
-  const declared = view
-    ? (kind.dependencies?.(view) ?? []).map((d) =>
-        dependencyKey(d.kind, d.namespace ?? obj.metadata.namespace, d.name),
-      )
-    : [];
-  return [...own, ...declared];
+  return [...own, ...namedKeys(kind, obj, kind.dependencies)];
 }
 
 /** Owned objects → their controlling owner of `kind` (namespace dropped for cluster-scoped owners). */
@@ -176,13 +184,7 @@ export function watchDependencies(kinds: readonly WatchedKind[], informers: Oper
 
 /** `Kind/namespace/name` of each object `obj` announces its readiness to (see `announces`). */
 function announcedKeys(kind: WatchedKind, obj: ManagedObject<unknown>): readonly string[] {
-  const view = parsed(kind.definition, obj);
-  if (!view || !kind.announces) return [];
-  return safely(() =>
-    (kind.announces?.(view) ?? []).map((d) =>
-      dependencyKey(d.kind, d.namespace ?? obj.metadata.namespace, d.name),
-    ),
-  );
+  return safely(() => namedKeys(kind, obj, kind.announces));
 }
 
 function usesClusterConnection(obj: ManagedObject<unknown>): boolean {

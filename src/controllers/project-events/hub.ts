@@ -105,16 +105,11 @@ function connectionRefOf(obj: ManagedObject<unknown>): unknown {
   return (obj.spec as { connectionRef?: unknown } | undefined)?.connectionRef;
 }
 
-/**
- * Key names members share: a batch's keys are read from its Secret on each reconcile, so without
- * this every member holds its own copies of names that many batches repeat (bounded table).
- */
-const keyNames = new StringInterner();
-
 function newMember(
   obj: ManagedObject<unknown>,
   interest: Interest,
   at: Pick<Member, 'request' | 'streamKey' | 'slot'>,
+  keyNames: StringInterner,
 ): Member {
   return {
     ...at,
@@ -123,15 +118,14 @@ function newMember(
     projectId: interest.projectId,
     environment: interest.environment,
     secretPath: interest.secretPath,
-    keys: interest.anyKey ? [] : sortedUnique(interest.keys),
+    keys: interest.anyKey ? [] : sortedUnique(interest.keys).map((key) => keyNames.intern(key)),
     anyKey: interest.anyKey ?? false,
     recursive: interest.recursive ?? false,
   };
 }
 
 function sortedUnique(keys: readonly string[]): string[] {
-  const unique = [...new Set(keys)].sort((a, b) => (a === b ? 0 : a < b ? -1 : 1));
-  return unique.map((key) => keyNames.intern(key));
+  return [...new Set(keys)].sort((a, b) => (a === b ? 0 : a < b ? -1 : 1));
 }
 
 /** Whether a change in folder `path` is in the member's folder (or below it, when recursive). */
@@ -165,6 +159,11 @@ export class ProjectEventHub {
   private readonly ownWrites: OwnWrites;
   private signal: AbortSignal | undefined;
   private echoes = 0;
+  /**
+   * Key names members share: a batch's keys are read from its Secret on each reconcile, so
+   * without this every member holds its own copies of names many batches repeat (bounded).
+   */
+  private readonly keyNames = new StringInterner();
   /** apiVersion and kind of the resources registered (one kind per hub). */
   private type = { apiVersion: '', kind: '' };
 
@@ -206,7 +205,7 @@ export class ProjectEventHub {
     const streamKey = this.streamKeys.get(wanted) ?? wanted;
     this.streamKeys.set(streamKey, streamKey);
     const previous = this.members.get(key);
-    const member = newMember(obj, interest, { request, streamKey, slot });
+    const member = newMember(obj, interest, { request, streamKey, slot }, this.keyNames);
     // Every reconcile registers again; an unchanged registration keeps the member it has (no
     // new copy of its strings) and the stream's registrations (a pass over all its members).
     const unchanged = previous !== undefined && sameInterest(previous, member);
