@@ -102,6 +102,37 @@ describe('reconcileLogger', () => {
     expect(lines.join('\n')).not.toContain(secret);
   });
 
+  it('makes no child logger until a line is logged at an enabled level, then one for all lines', () => {
+    const { log, lines } = captured('info');
+    const children: unknown[] = [];
+    const parent = new Proxy(log, {
+      get(target, property) {
+        if (property === 'child') {
+          return (...args: Parameters<typeof log.child>) => {
+            children.push(args[0]);
+            return target.child(...args);
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+      },
+    });
+    const child = reconcileLogger(parent, { controller: 'c', kind: 'K', name: 'n' });
+    child.debug('not enabled');
+    child.trace({ token: secret }, 'not enabled either');
+    expect(children).toHaveLength(0);
+    expect(lines).toHaveLength(0);
+    child.info('first');
+    child.warn('second');
+    child.debug('still not enabled');
+    expect(children).toHaveLength(1);
+    const ids = lines.map((l) => (JSON.parse(l) as { reconcileId?: string }).reconcileId);
+    expect(ids).toHaveLength(2);
+    expect(ids[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(ids[1]).toBe(ids[0]);
+    expect(child.isLevelEnabled('info')).toBe(true);
+  });
+
   it('uses a given reconcile id', () => {
     const { log, lines } = captured();
     reconcileLogger(log, { controller: 'c', kind: 'K', name: 'n', reconcileId: 'r-1' }).info('x');

@@ -84,7 +84,29 @@ export interface ReconcileLogFields {
   readonly reconcileId?: string;
 }
 
-/** A child logger for one reconcile of one object. */
+const levelMethods = new Set<string>(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
+const noop = (): void => undefined;
+
+/**
+ * A child logger for one reconcile of one object, made when the reconcile first logs a line at
+ * an enabled level. Most reconciles log nothing at the default level, and making a pino child
+ * runs its bindings through the redaction (~0.2 ms and a few KiB of garbage each: 2 s of CPU
+ * over 10,000 reconciles, `npm run bench`). Lines of one reconcile share one reconcile id.
+ */
 export function reconcileLogger(parent: Logger, fields: ReconcileLogFields): Logger {
-  return parent.child({ ...fields, reconcileId: fields.reconcileId ?? randomUUID() });
+  let child: Logger | undefined;
+  const real = (): Logger =>
+    (child ??= parent.child({ ...fields, reconcileId: fields.reconcileId ?? randomUUID() }));
+  return new Proxy(parent, {
+    get(_target, property) {
+      if (child === undefined && typeof property === 'string' && levelMethods.has(property)) {
+        if (!parent.isLevelEnabled(property)) return noop;
+      }
+      const logger = real();
+      const value: unknown = Reflect.get(logger, property, logger);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(logger) : value;
+    },
+    // e.g. `log.level = 'debug'`: the reconcile's own logger, never the parent.
+    set: (_target, property, value) => Reflect.set(real(), property, value),
+  });
 }

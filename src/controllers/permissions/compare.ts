@@ -81,8 +81,9 @@ function operatorPairs(value: unknown): (readonly [string, string])[] {
 
 function compareTriples(a: readonly string[], b: readonly string[]): number {
   for (let i = 0; i < a.length; i += 1) {
-    const order = (a[i] ?? '').localeCompare(b[i] ?? '');
-    if (order !== 0) return order;
+    // Code-unit order: the same on every machine, and no ICU collation data paged in.
+    const [x, y] = [a[i] ?? '', b[i] ?? ''];
+    if (x !== y) return x < y ? -1 : 1;
   }
   return 0;
 }

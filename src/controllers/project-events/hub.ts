@@ -20,6 +20,7 @@ import type { EventStreamState } from './outcome.ts';
 import { OwnWrites } from './own-writes.ts';
 import { registrationsFor, type EventScope } from './registrations.ts';
 import { ProjectStream, type StreamTiming } from './stream.ts';
+import { StreamMembers } from './stream-members.ts';
 
 /** What a resource tells the hub about itself on every observe. */
 export interface Interest {
@@ -150,8 +151,8 @@ export class ProjectEventHub {
   private readonly options: HubOptions;
   private readonly timing: HubTiming;
   private readonly members = new Map<string, Member>();
-  /** The same members by stream: an event of one stream looks at its own members only. */
-  private readonly byStream = new Map<string, Map<string, Member>>();
+  /** The same members by stream, and by folder within it: an event looks at its folder's only. */
+  private readonly byStream = new Map<string, StreamMembers<Member>>();
   private readonly streams = new Map<string, ProjectStream>();
   private readonly streamKeys = new Map<string, string>();
   /** Resources with more than one interest (`registerAll`): how many slots they may hold. */
@@ -221,7 +222,7 @@ export class ProjectEventHub {
     if (previous && previous.streamKey !== member.streamKey) this.removeFromStream(memberKey, previous);
     this.members.set(memberKey, member);
     let ofStream = this.byStream.get(member.streamKey);
-    if (!ofStream) this.byStream.set(member.streamKey, (ofStream = new Map<string, Member>()));
+    if (!ofStream) this.byStream.set(member.streamKey, (ofStream = new StreamMembers<Member>()));
     ofStream.set(memberKey, member);
   }
 
@@ -348,10 +349,19 @@ export class ProjectEventHub {
 
   /** Enqueues the members of `streamKey` that `changes` concern, unless it is their own write's echo. */
   private changed(streamKey: string, epoch: number, changes: readonly SecretChange[]): void {
+    const members = this.byStream.get(streamKey);
+    if (!members) return;
+    const concerned = new Map<Member, SecretChange[]>();
+    for (const change of changes) {
+      for (const member of members.candidates(change.environment, change.secretPath)) {
+        if (!concerns(member, change)) continue;
+        const mine = concerned.get(member);
+        if (mine) mine.push(change);
+        else concerned.set(member, [change]);
+      }
+    }
     const hit: Member[] = [];
-    for (const member of this.membersOf(streamKey)) {
-      const mine = changes.filter((c) => concerns(member, c));
-      if (mine.length === 0) continue;
+    for (const [member, mine] of concerned) {
       if (this.ownWrites.consume(requestKey(member.request), epoch, mine)) this.echoes += 1;
       else hit.push(member);
     }

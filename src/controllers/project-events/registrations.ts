@@ -51,8 +51,11 @@ function unique(scopes: readonly EventScope[]): EventScope[] {
 
 function byEnvironment(scopes: readonly EventScope[]): EventScope[] {
   const paths = new Map<string, string[]>();
-  for (const scope of scopes)
-    paths.set(scope.environment, [...(paths.get(scope.environment) ?? []), scope.secretPath]);
+  for (const scope of scopes) {
+    const list = paths.get(scope.environment);
+    if (list) list.push(scope.secretPath);
+    else paths.set(scope.environment, [scope.secretPath]);
+  }
   return [...paths.entries()].map(([environment, list]) => ({
     environment,
     secretPath: commonAncestor(list),
