@@ -38,15 +38,15 @@ COPY crds ./crds
 USER 65532:65532
 EXPOSE 8080 8081
 # Distroless keeps node at /nodejs/bin/node and has no PATH lookup for it.
-# --max-semi-space-size=1 keeps V8's young generation at 2 MiB (Node 24 lets it grow to 128 MiB
-# under a burst of reconciles, and V8 keeps heap pages it once used; 8 held 16 MiB even at rest):
-# measured with `npm run bench`, 1 instead of 8 lowers the operator's resident memory by ~20 MiB
-# at rest and at 1,000 resources for a little more GC CPU (docs/reliability.md, issue 18).
+# --max-semi-space-size=2 keeps V8's young generation at most 4 MiB (by default Node 24 lets it
+# grow much larger under a burst of reconciles, and keeps it): measured with `npm run bench`, 2 instead of 1 takes 12% off
+# the operator's CPU converging 10,000 resources for 2 MiB more at the 1,000-SecretBatch peak,
+# and the heap trimmer shrinks it back when the operator is idle (docs/reliability.md, issue 18).
 # The Helm chart passes the same flag and a heap limit in NODE_OPTIONS (values `nodeOptions`).
 # --max-opt=2 --optimize-for-size were measured too and left out: ~10 MiB less at rest and at
 # 1,000 resources, but 57% more CPU converging 10,000 (docs/reliability.md, issue 18).
 # Two glibc malloc arenas instead of one per V8 worker thread: a burst's worth of freed memory no
 # longer stays in each thread's arena (RSS peak at 10,000 resources 211 → 182 MiB, same CPU).
 ENV MALLOC_ARENA_MAX=2
-ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=1", "bin/coffer.js"]
+ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=2", "bin/coffer.js"]
 CMD ["operator"]

@@ -55,10 +55,20 @@ function safely(fn: () => readonly string[]): readonly string[] {
   }
 }
 
+/**
+ * The last object each kind parsed, with its view: the cache computes all of a kind's indexes
+ * (Secrets, ConfigMaps, dependencies) for one object in a row, so one parse serves them all.
+ */
+const lastParsed = new WeakMap<KindDefinition, { obj: object; view: ManagedObject<unknown> | undefined }>();
+
 /** The object with its spec parsed and defaulted, or undefined when the spec is invalid. */
 function parsed(definition: KindDefinition, obj: ManagedObject<unknown>): ManagedObject<unknown> | undefined {
+  const last = lastParsed.get(definition);
+  if (last?.obj === obj) return last.view;
   const result = definition.spec.safeParse(obj.spec ?? {});
-  return result.success ? { ...obj, spec: result.data } : undefined;
+  const view = result.success ? { ...obj, spec: result.data } : undefined;
+  lastParsed.set(definition, { obj, view });
+  return view;
 }
 
 function refKeys(obj: ManagedObject<unknown>, refs: readonly NamedRef[]): string[] {

@@ -3,8 +3,10 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   collectGarbageReducingMemory,
+  heapFigures,
   startHeapTrimmer,
   worthTrimming,
+  worthTrimmingYoung,
   type HeapFigures,
 } from './heap-trimmer.ts';
 
@@ -19,6 +21,18 @@ describe('worthTrimming', () => {
     { total: 40, used: 10, want: false },
   ])('committed $total MiB, used $used MiB → $want', ({ total, used, want }) => {
     expect(worthTrimming({ total_heap_size: total * MiB, used_heap_size: used * MiB }, 32 * MiB)).toBe(want);
+  });
+});
+
+describe('worthTrimmingYoung', () => {
+  it.each([
+    { young: 8, idle: true, want: true },
+    { young: 4, idle: true, want: true },
+    { young: 2, idle: true, want: false },
+    { young: 8, idle: false, want: false },
+  ])('young generation $young MiB, idle $idle → $want', ({ young, idle, want }) => {
+    const figures = { total_heap_size: 40 * MiB, used_heap_size: 30 * MiB, young_committed: young * MiB };
+    expect(worthTrimmingYoung(figures, 4 * MiB, idle)).toBe(want);
   });
 });
 
@@ -50,6 +64,35 @@ describe('startHeapTrimmer', () => {
     expect(collect).toHaveBeenCalledTimes(2);
   });
 
+  it('trims a large young generation once the event loop is idle, not while it is busy', async () => {
+    vi.useFakeTimers();
+    let figures: HeapFigures = {
+      total_heap_size: 40 * MiB,
+      used_heap_size: 30 * MiB,
+      young_committed: 8 * MiB,
+    };
+    let busy = 0.6;
+    const collect = vi.fn(() => {
+      figures = { ...figures, young_committed: 1 * MiB };
+      return Promise.resolve();
+    });
+    const trimmer = startHeapTrimmer({
+      intervalMs: 60_000,
+      log,
+      stats: () => figures,
+      collect,
+      utilization: () => busy,
+    });
+    await vi.advanceTimersByTimeAsync(180_000);
+    expect(collect).not.toHaveBeenCalled();
+    busy = 0.01;
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(collect).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(180_000);
+    expect(collect).toHaveBeenCalledTimes(1);
+    trimmer.stop();
+  });
+
   it('turns itself off when the collection cannot run', async () => {
     vi.useFakeTimers();
     const collect = vi.fn(() => Promise.reject(new Error('no inspector')));
@@ -66,7 +109,25 @@ function makeGarbage(): number {
   return arrays.length;
 }
 
+/** Allocates short-lived objects, some surviving a while, until V8 grows the young generation. */
+function churn(): number {
+  let kept: object[] = [];
+  for (let i = 0; i < 2_000_000; i += 1) {
+    kept.push({ i, s: `x${i}` });
+    if (kept.length > 50_000) kept = [];
+  }
+  return kept.length;
+}
+
 describe('collectGarbageReducingMemory', () => {
+  it('shrinks a young generation that a burst grew', async () => {
+    churn();
+    const grown = heapFigures().young_committed ?? 0;
+    expect(grown).toBeGreaterThanOrEqual(4 * MiB);
+    await collectGarbageReducingMemory();
+    expect(heapFigures().young_committed ?? 0).toBeLessThan(grown / 2);
+  }, 60_000);
+
   it('gives back the heap that garbage left committed', async () => {
     expect(makeGarbage()).toBe(400);
     const grown = getHeapStatistics().total_heap_size;

@@ -7,30 +7,46 @@
  * notification — releases them (280 → 174 MiB), the way Go's runtime scavenger or
  * `debug.FreeOSMemory` return memory of Go operators.
  *
+ * The young generation is trimmed the same way once the operator is idle: a larger semi-space
+ * makes bursts of reconciles cheaper (fewer short-lived objects promoted to the old generation:
+ * 17% less operator CPU converging 10,000 resources with 4 MiB instead of 1, `npm run bench`),
+ * but V8 keeps the young generation at its largest size after the burst (8 MiB committed at rest
+ * with 4 MiB semi-spaces); the same collection shrinks it to its smallest (1 MiB).
+ *
  * Contract: every `intervalMs` the trimmer reads the heap statistics; when the committed heap
- * exceeds the heap in use by at least `minSlackBytes` and by half, it runs one such collection
- * (a pause of tens of milliseconds). It never runs more than once per interval, and does nothing
- * while the heap is in proportion. The collection is requested through an in-process inspector
+ * exceeds the heap in use by at least `minSlackBytes` and by half, or when the event loop was
+ * busy less than `idleUtilization` of the last interval and the young generation holds at least
+ * `minYoungBytes`, it runs one such collection (a pause of tens of milliseconds). It never runs
+ * more than once per interval, and does nothing while the heap is in proportion. The collection is requested through an in-process inspector
  * session (`node:inspector`, no port is opened); if that is unavailable the trimmer logs once and
  * stops.
  */
 import { Session } from 'node:inspector';
-import { getHeapStatistics } from 'node:v8';
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
 
 /** The heap figures the decision uses (from `v8.getHeapStatistics()`). */
 export interface HeapFigures {
   readonly total_heap_size: number;
   readonly used_heap_size: number;
+  /** Committed bytes of the young generation (V8's `new_space`); absent when unknown. */
+  readonly young_committed?: number;
 }
 
 export interface HeapTrimmerOptions {
   readonly intervalMs: number;
   /** Default 32 MiB. */
   readonly minSlackBytes?: number;
+  /** Default 4 MiB (two 2 MiB semi-spaces). */
+  readonly minYoungBytes?: number;
+  /** Share of the interval the event loop may have been busy for the process to count as idle (default 0.05). */
+  readonly idleUtilization?: number;
   readonly log: Logger;
-  /** For tests: the heap figures (default `v8.getHeapStatistics`). */
+  /** For tests: the heap figures (default `heapFigures`). */
   readonly stats?: () => HeapFigures;
+  /** For tests: the event loop's busy share since the last call (default from `performance`). */
+  readonly utilization?: () => number;
   /** For tests: the memory-reducing collection (default `collectGarbageReducingMemory`). */
   readonly collect?: () => Promise<void>;
 }
@@ -41,6 +57,28 @@ const MiB = 1024 * 1024;
 export function worthTrimming(figures: HeapFigures, minSlackBytes: number): boolean {
   const slack = figures.total_heap_size - figures.used_heap_size;
   return slack >= minSlackBytes && figures.total_heap_size >= 1.5 * figures.used_heap_size;
+}
+
+/** Whether an idle process's young generation is large enough to be worth a collection. */
+export function worthTrimmingYoung(figures: HeapFigures, minYoungBytes: number, idle: boolean): boolean {
+  return idle && (figures.young_committed ?? 0) >= minYoungBytes;
+}
+
+/** This process's heap figures, with the young generation's committed size. */
+export function heapFigures(): HeapFigures {
+  const young = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
+  return { ...getHeapStatistics(), young_committed: young?.space_size };
+}
+
+/** The event loop's busy share since the previous call (the first call: since this one was made). */
+function utilizationMeter(): () => number {
+  let last: EventLoopUtilization = performance.eventLoopUtilization();
+  return () => {
+    const now = performance.eventLoopUtilization();
+    const share = performance.eventLoopUtilization(now, last).utilization;
+    last = now;
+    return share;
+  };
 }
 
 /** Runs V8's memory-reducing full collection (a low-memory notification) in this process. */
@@ -58,14 +96,18 @@ export async function collectGarbageReducingMemory(): Promise<void> {
 
 /** Starts the periodic check; `stop()` ends it. The timer does not keep the process alive. */
 export function startHeapTrimmer(options: HeapTrimmerOptions): { stop(): void } {
-  const stats = options.stats ?? getHeapStatistics;
+  const stats = options.stats ?? heapFigures;
   const collect = options.collect ?? collectGarbageReducingMemory;
   const minSlack = options.minSlackBytes ?? 32 * MiB;
+  const minYoung = options.minYoungBytes ?? 4 * MiB;
+  const idleShare = options.idleUtilization ?? 0.05;
+  const utilization = options.utilization ?? utilizationMeter();
   let running = false;
   const timer = setInterval(() => {
+    const idle = utilization() < idleShare;
     if (running) return;
     const before = stats();
-    if (!worthTrimming(before, minSlack)) return;
+    if (!worthTrimming(before, minSlack) && !worthTrimmingYoung(before, minYoung, idle)) return;
     running = true;
     collect().then(
       () => {
@@ -75,6 +117,7 @@ export function startHeapTrimmer(options: HeapTrimmerOptions): { stop(): void } 
           {
             heapTotalMiB: [before.total_heap_size, after.total_heap_size].map((b) => Math.round(b / MiB)),
             heapUsedMiB: [before.used_heap_size, after.used_heap_size].map((b) => Math.round(b / MiB)),
+            youngMiB: [before.young_committed, after.young_committed].map((b) => Math.round((b ?? 0) / MiB)),
           },
           'heap trimmed',
         );

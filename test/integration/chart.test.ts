@@ -141,7 +141,7 @@ describe('Helm chart charts/coffer', () => {
       // The V8 flags the benchmark measures (scripts/bench/operator.ts, --node-options default).
       expect(container.env).toContainEqual({
         name: 'NODE_OPTIONS',
-        value: '--max-semi-space-size=1 --max-old-space-size=256',
+        value: '--max-semi-space-size=2 --max-old-space-size=256',
       });
       expect(container.env).toContainEqual({ name: 'MALLOC_ARENA_MAX', value: '2' });
       expect(container.image).toBe('ghcr.io/coffer-dev/coffer:0.1.0');
