@@ -56,8 +56,9 @@ cleanup() {
   rm -rf "${workdirs[@]}"
 }
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+# Ignore further signals from the first one on, so that none can interrupt the way to cleanup.
+trap 'trap "" INT TERM; exit 130' INT
+trap 'trap "" INT TERM; exit 143' TERM
 
 need_go() {
   command -v go >/dev/null 2>&1 || {

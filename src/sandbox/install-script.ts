@@ -50,10 +50,19 @@ export function runInstallScript(
       stdio: withoutStdin(stdio),
       detached: true,
     });
-    const unregister = onProcessExit(() => signalGroup(child.pid, 'SIGTERM'));
+    // One SIGTERM only, whichever asks first (an interrupt both aborts and runs the exit
+    // handlers): a second one reaching the script while its TERM trap starts would end the
+    // script before its cleanup removed the build directories.
+    let terminated = false;
+    const terminate = (): void => {
+      if (terminated) return;
+      terminated = true;
+      signalGroup(child.pid, 'SIGTERM');
+    };
+    const unregister = onProcessExit(terminate);
     let killTimer: NodeJS.Timeout | undefined;
     const onAbort = (): void => {
-      signalGroup(child.pid, 'SIGTERM');
+      terminate();
       killTimer = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), killGraceMs);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
