@@ -1,6 +1,13 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, reconcileLogger, redactedKeys, redactionCensor, redactionDepth } from './logger.ts';
+import {
+  createLogger,
+  reconcileLogger,
+  redacted,
+  redactedKeys,
+  redactionCensor,
+  redactionDepth,
+} from './logger.ts';
 
 const secret = 'S3CR3T-must-not-leak';
 
@@ -61,6 +68,30 @@ describe('createLogger redaction', () => {
     log.error({ err }, 'login failed');
     expect(text()).not.toContain(secret);
     expect(text()).toContain('cannot log in: rejected');
+  });
+
+  it('hides secrets bound to a child logger', () => {
+    const { log, text } = captured();
+    log.child({ component: 'login', auth: { clientSecret: secret } }).info('bound');
+    expect(text()).not.toContain(secret);
+    expect(text()).toContain('login');
+  });
+
+  it('hands back an object without secrets as it is, and copies only the way to a secret', () => {
+    const clean = { a: { b: [1, { c: 'x' }] }, d: 'y' };
+    expect(redacted(clean)).toBe(clean);
+    const dirty = { keep: { same: true }, path: { to: [{ token: secret }] } };
+    const out = redacted(dirty);
+    expect(out).not.toBe(dirty);
+    expect(out.keep).toBe(dirty.keep);
+    expect(out.path.to[0]).toEqual({ token: redactionCensor });
+    expect(dirty.path.to[0]?.token).toBe(secret);
+    const err = Object.assign(new Error('boom'), { password: secret });
+    const hidden = redacted({ err }).err;
+    expect(hidden).toBeInstanceOf(Error);
+    expect(hidden.message).toBe('boom');
+    expect(hidden.password).toBe(redactionCensor);
+    expect(err.password).toBe(secret);
   });
 
   it('keeps ordinary fields and does not mutate the logged object', () => {
