@@ -51,6 +51,16 @@ describe('registrationsFor', () => {
     ]);
   });
 
+  it('merges a thousand folders of one environment, and a root folder among them, in one pass', () => {
+    const many = Array.from({ length: 1000 }, (_, i) => scope('dev', `/bench/b${i}/inner`));
+    expect(registrationsFor(many).map((r) => r.conditions)).toEqual(
+      SECRET_EVENTS.map(() => ({ environmentSlug: 'dev', secretPath: '/bench' })),
+    );
+    expect(registrationsFor([...many, scope('dev', '/')]).map((r) => r.conditions)).toEqual(
+      SECRET_EVENTS.map(() => ({ environmentSlug: 'dev', secretPath: '/' })),
+    );
+  });
+
   it('watches the whole project when even the environments do not fit', () => {
     const regs = registrationsFor(['a', 'b', 'c', 'd'].map((env) => scope(env, '/')));
     expect(regs).toEqual(SECRET_EVENTS.map((event) => ({ event })));

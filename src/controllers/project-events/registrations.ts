@@ -49,16 +49,28 @@ function unique(scopes: readonly EventScope[]): EventScope[] {
   return [...seen.entries()].sort(([a], [b]) => (a === b ? 0 : a < b ? -1 : 1)).map(([, scope]) => scope);
 }
 
+function segments(path: string): string[] {
+  return path.split('/').filter((s) => s !== '');
+}
+
+/** Per environment, the deepest folder containing all its scopes' paths (one pass, no lists). */
 function byEnvironment(scopes: readonly EventScope[]): EventScope[] {
-  const paths = new Map<string, string[]>();
+  const ancestors = new Map<string, string[]>();
   for (const scope of scopes) {
-    const list = paths.get(scope.environment);
-    if (list) list.push(scope.secretPath);
-    else paths.set(scope.environment, [scope.secretPath]);
+    const known = ancestors.get(scope.environment);
+    if (!known) {
+      ancestors.set(scope.environment, segments(scope.secretPath));
+      continue;
+    }
+    if (known.length === 0) continue;
+    const other = segments(scope.secretPath);
+    let same = 0;
+    while (same < known.length && same < other.length && other[same] === known[same]) same += 1;
+    known.length = same;
   }
-  return [...paths.entries()].map(([environment, list]) => ({
+  return [...ancestors.entries()].map(([environment, parts]) => ({
     environment,
-    secretPath: commonAncestor(list),
+    secretPath: `/${parts.join('/')}`,
   }));
 }
 
@@ -76,11 +88,17 @@ export function registrationsFor(
   scopes: readonly EventScope[],
   max: number = MAX_REGISTRATIONS,
 ): Registration[] {
-  const exact = unique(scopes);
-  if (exact.length === 0) return [];
   const perScope = SECRET_EVENTS.length;
-  if (exact.length * perScope <= max) return forScopes(exact);
-  const merged = unique(byEnvironment(exact));
+  // Exact scopes only while they fit: stop looking at the first one too many (a stream of a
+  // thousand batches is refreshed as each registers, and would sort a thousand keys each time).
+  const distinct = new Map<string, EventScope>();
+  for (const scope of scopes) {
+    distinct.set(`${scope.environment}\n${scope.secretPath}`, scope);
+    if (distinct.size * perScope > max) break;
+  }
+  if (distinct.size === 0) return [];
+  if (distinct.size * perScope <= max) return forScopes(unique([...distinct.values()]));
+  const merged = unique(byEnvironment(scopes));
   if (merged.length * perScope <= max) return forScopes(merged);
   return SECRET_EVENTS.map((event) => ({ event }));
 }
