@@ -29,17 +29,25 @@ export interface EventScope {
   readonly secretPath: string;
 }
 
+function segments(path: string): string[] {
+  return path.split('/').filter((s) => s !== '');
+}
+
+/** Shortens `ancestor` (a folder's segments, in place) to the folder it shares with `path`. */
+function narrow(ancestor: string[], path: string): void {
+  if (ancestor.length === 0) return;
+  const other = segments(path);
+  let same = 0;
+  while (same < ancestor.length && same < other.length && other[same] === ancestor[same]) same += 1;
+  ancestor.length = same;
+}
+
 /** The deepest folder containing every path (`/` when they share nothing). */
 export function commonAncestor(paths: readonly string[]): string {
-  const split = paths.map((p) => p.split('/').filter((s) => s !== ''));
-  const [first = [], ...rest] = split;
-  let depth = first.length;
-  for (const other of rest) {
-    let same = 0;
-    while (same < depth && same < other.length && other[same] === first[same]) same += 1;
-    depth = same;
-  }
-  return `/${first.slice(0, depth).join('/')}`;
+  const [first, ...rest] = paths;
+  const ancestor = first === undefined ? [] : segments(first);
+  for (const path of rest) narrow(ancestor, path);
+  return `/${ancestor.join('/')}`;
 }
 
 function unique(scopes: readonly EventScope[]): EventScope[] {
@@ -49,24 +57,13 @@ function unique(scopes: readonly EventScope[]): EventScope[] {
   return [...seen.entries()].sort(([a], [b]) => (a === b ? 0 : a < b ? -1 : 1)).map(([, scope]) => scope);
 }
 
-function segments(path: string): string[] {
-  return path.split('/').filter((s) => s !== '');
-}
-
 /** Per environment, the deepest folder containing all its scopes' paths (one pass, no lists). */
 function byEnvironment(scopes: readonly EventScope[]): EventScope[] {
   const ancestors = new Map<string, string[]>();
   for (const scope of scopes) {
     const known = ancestors.get(scope.environment);
-    if (!known) {
-      ancestors.set(scope.environment, segments(scope.secretPath));
-      continue;
-    }
-    if (known.length === 0) continue;
-    const other = segments(scope.secretPath);
-    let same = 0;
-    while (same < known.length && same < other.length && other[same] === known[same]) same += 1;
-    known.length = same;
+    if (known) narrow(known, scope.secretPath);
+    else ancestors.set(scope.environment, segments(scope.secretPath));
   }
   return [...ancestors.entries()].map(([environment, parts]) => ({
     environment,
