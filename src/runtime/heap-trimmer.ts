@@ -9,17 +9,17 @@
  *
  * The young generation is trimmed the same way once the operator is idle: a larger semi-space
  * makes bursts of reconciles cheaper (fewer short-lived objects promoted to the old generation:
- * 17% less operator CPU converging 10,000 resources with 4 MiB instead of 1, `npm run bench`),
- * but V8 keeps the young generation at its largest size after the burst (8 MiB committed at rest
- * with 4 MiB semi-spaces); the same collection shrinks it to its smallest (1 MiB).
+ * 12% less operator CPU converging 10,000 resources with the chart's 2 MiB instead of 1,
+ * `npm run bench`), but V8 keeps the young generation at its largest size after the burst (4 MiB
+ * committed at rest with 2 MiB semi-spaces); the same collection shrinks it to 1 MiB.
  *
  * Contract: every `intervalMs` the trimmer reads the heap statistics; when the committed heap
  * exceeds the heap in use by at least `minSlackBytes` and by half, or when the event loop was
  * busy less than `idleUtilization` of the last interval and the young generation holds at least
  * `minYoungBytes`, it runs one such collection (a pause of tens of milliseconds). It never runs
- * more than once per interval, and does nothing while the heap is in proportion. The collection is requested through an in-process inspector
- * session (`node:inspector`, no port is opened); if that is unavailable the trimmer logs once and
- * stops.
+ * more than once per interval, and does nothing while the heap is in proportion. The collection
+ * is requested through an in-process inspector session (`node:inspector`, no port is opened); if
+ * that is unavailable the trimmer logs once and stops.
  */
 import { Session } from 'node:inspector';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
