@@ -1,13 +1,17 @@
 /**
  * The operator at rest (not a test): builds it (`npm run build`), starts a control plane,
  * `coffer devserver`, one Connection and `coffer operator` as the benchmark does, waits until its
- * caches synced, and prints where its resident memory lies — when it became ready and again after
- * `--settle-seconds` of idling: RSS split by mapping (`memory-split.ts`), V8's heap used /
- * committed by space and external memory (the operator's `/metrics`), and the thread count.
+ * caches synced, and prints where its resident memory lies — when it became ready, after
+ * `--settle-seconds` of idling, and the largest RSS of the last 60 s of that idling (sampled every
+ * second: the operator's heap trimmer releases memory once a minute and pages come back between,
+ * so one sample right after a release would flatter it; `/metrics` is scraped every 15 s meanwhile,
+ * as Prometheus would): RSS split by mapping
+ * (`memory-split.ts`), V8's heap used / committed by space and external memory (the operator's
+ * `/metrics`), and the thread count.
  * `--heap-snapshot-dir <dir>`: also writes a heap snapshot after settling into `<dir>` and
  * summarises it by type and by script (`heap.ts`).
  *
- *   npm run bench:rest -- [--node-options=<options of the operator's node>]... [--settle-seconds 20]
+ *   npm run bench:rest -- [--node-options=<options of the operator's node>]... [--settle-seconds 150]
  *                         [--heap-snapshot-dir <dir>]
  *
  * `--node-options` is repeatable: each value is one variant, run in turn (one operator at a time)
@@ -29,7 +33,7 @@ import {
   summariseHeapSnapshot,
   takeHeapSnapshot,
 } from './heap.ts';
-import { memorySplit, memorySplitText } from './memory-split.ts';
+import { memorySplit, memorySplitText, type MemorySplit } from './memory-split.ts';
 import { mib, printTable } from './operator-measure.ts';
 import {
   buildOperator,
@@ -41,7 +45,7 @@ import {
   chartRuntimeOptions,
 } from './operator-setup.ts';
 
-const usage = `usage: npm run bench:rest -- [--node-options=<options of the operator's node>]... [--settle-seconds 20]
+const usage = `usage: npm run bench:rest -- [--node-options=<options of the operator's node>]... [--settle-seconds 150]
                              [--heap-snapshot-dir <dir>]
 
 Starts the operator with no resources and prints where its resident memory lies (once per
@@ -52,7 +56,7 @@ const { values } = parseCommandLine(usage, () =>
     options: {
       // The chart's node flags and malloc setting (`chartRuntimeOptions`), as `npm run bench` uses by default.
       'node-options': { type: 'string', multiple: true, default: [chartRuntimeOptions()] },
-      'settle-seconds': { type: 'string', default: '20' },
+      'settle-seconds': { type: 'string', default: '150' },
       'heap-snapshot-dir': { type: 'string' },
     },
   }),
@@ -81,6 +85,32 @@ async function figures(operator: OperatorProcess, when: string): Promise<void> {
     )
     .join(', ');
   row(`V8 heap spaces used/committed ${when}`, spaces);
+}
+
+/** The last seconds of an idle period whose largest RSS is printed: one heap-trimmer interval. */
+const windowSeconds = 60;
+
+/** How often the idle operator's `/metrics` is read, as a Prometheus server would scrape it. */
+const scrapeEverySeconds = 15;
+
+/**
+ * Waits `seconds`, scraping the operator's metrics every `scrapeEverySeconds` and sampling `pid`
+ * every second; the largest sample of the last `windowSeconds`.
+ */
+async function idle(
+  operator: OperatorProcess,
+  pid: number,
+  seconds: number,
+): Promise<MemorySplit | undefined> {
+  let largest: MemorySplit | undefined;
+  for (let elapsed = 0; elapsed < seconds; elapsed += 1) {
+    await sleep(1000);
+    if (elapsed % scrapeEverySeconds === 0) await operator.metrics();
+    if (elapsed < seconds - windowSeconds) continue;
+    const split = memorySplit(pid);
+    if (!largest || split.rssKiB > largest.rssKiB) largest = split;
+  }
+  return largest;
 }
 
 async function snapshot(dir: string, runDir: string): Promise<void> {
@@ -130,8 +160,16 @@ async function main(): Promise<void> {
       });
       await figures(operator, `[${variant}] when ready`);
       const settle = Number(values['settle-seconds']);
-      await sleep(settle * 1000);
+      const [pid] = pidsOf('operator');
+      if (pid === undefined) throw new Error('no operator process found');
+      const largest = await idle(operator, pid, settle);
       await figures(operator, `[${variant}] after ${settle} s at rest`);
+      if (largest) {
+        row(
+          `RSS [${variant}] largest in the last ${Math.min(windowSeconds, settle)} s of ${settle} s at rest`,
+          memorySplitText(largest),
+        );
+      }
       const snapshotDir = values['heap-snapshot-dir'];
       if (snapshotDir) await snapshot(snapshotDir, env.dir);
       await operator.stop();
