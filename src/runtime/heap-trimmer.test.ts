@@ -124,7 +124,7 @@ describe('startHeapTrimmer', () => {
     };
   }
 
-  it('returns memory outside the heap every interval, busy or idle, whether or not it collects', async () => {
+  it('returns memory outside the heap every 15 s, busy or idle, whether or not it collects', async () => {
     vi.useFakeTimers();
     const native = fakeAddon();
     const collect = vi.fn(() => Promise.resolve());
@@ -140,8 +140,27 @@ describe('startHeapTrimmer', () => {
     await vi.advanceTimersByTimeAsync(180_000);
     expect(collect).not.toHaveBeenCalled();
     expect(native.calls).toEqual(
-      Array.from({ length: 3 }, () => [`trimMalloc ${MiB}`, 'releaseFilePages']).flat(),
+      Array.from({ length: 12 }, () => [`trimMalloc ${MiB}`, 'releaseFilePages']).flat(),
     );
+    trimmer.stop();
+  });
+
+  it('checks the heap once per interval while releasing at its own pace', async () => {
+    vi.useFakeTimers();
+    const native = fakeAddon();
+    const collect = vi.fn(() => Promise.resolve());
+    const stats = () => ({ total_heap_size: 200 * MiB, used_heap_size: 60 * MiB });
+    const trimmer = startHeapTrimmer({
+      intervalMs: 60_000,
+      releaseEveryMs: 10_000,
+      log,
+      stats,
+      collect,
+      native,
+    });
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(native.calls.filter((call) => call === 'releaseFilePages')).toHaveLength(12);
+    expect(collect).toHaveBeenCalledTimes(2);
     trimmer.stop();
   });
 

@@ -21,8 +21,8 @@
  * is requested through an in-process inspector session (`node:inspector`, no port is opened); if
  * that is unavailable the trimmer logs once and collects no more.
  *
- * Memory outside the V8 heap is returned every interval, busy or idle, through the native addon
- * (`native-memory.ts`; a few milliseconds): glibc malloc's unused arena memory (the V8 worker
+ * Memory outside the V8 heap is returned every `releaseEveryMs` (15 s by default), busy or idle,
+ * through the native addon (`native-memory.ts`; a few milliseconds): glibc malloc's unused arena memory (the V8 worker
  * threads' arena kept ~9 MiB of freed compiler memory at rest) and the resident pages of the node
  * binary's code and read-only data (~50 MiB once the operator ran: start-up code, the snapshot,
  * compilers, OpenSSL), which are unmodified copies of the page cache that come back on their next
@@ -63,6 +63,8 @@ export interface HeapTrimmerOptions {
   readonly native?: NativeMemory | Error;
   /** glibc's trim threshold the addon sets (default 1 MiB; see src/runtime/native/memory.c). */
   readonly mallocTrimThresholdBytes?: number;
+  /** How often the addon releases memory (default the smaller of `intervalMs` and 15 s). */
+  readonly releaseEveryMs?: number;
 }
 
 const MiB = 1024 * 1024;
@@ -138,13 +140,17 @@ export function startHeapTrimmer(options: HeapTrimmerOptions): { stop(): void } 
       'native memory release unavailable; only the V8 heap is trimmed',
     );
   }
+  const releaseEvery = options.releaseEveryMs ?? Math.min(options.intervalMs, 15_000);
+  // The timer ticks at the release cadence; the heap is checked on every `ticksPerCheck`-th tick.
+  const ticksPerCheck = Math.max(1, Math.round(options.intervalMs / releaseEvery));
+  let ticks = 0;
   let collecting = true;
   let running = false;
 
-  const tick = async (): Promise<void> => {
+  const check = async (): Promise<void> => {
     const idle = utilization() < idleShare;
     const before = stats();
-    if (collecting && (worthTrimming(before, minSlack) || worthTrimmingYoung(before, minYoung, idle))) {
+    if (worthTrimming(before, minSlack) || worthTrimmingYoung(before, minYoung, idle)) {
       try {
         await collect();
         const after = stats();
@@ -161,6 +167,11 @@ export function startHeapTrimmer(options: HeapTrimmerOptions): { stop(): void } 
         options.log.warn({ err: error }, 'cannot trim the heap; heap trimming is off');
       }
     }
+  };
+
+  const tick = async (): Promise<void> => {
+    ticks += 1;
+    if (collecting && ticks % ticksPerCheck === 0) await check();
     if (native && !releaseNative(native, trimThreshold, options.log)) native = undefined;
   };
 
@@ -171,7 +182,7 @@ export function startHeapTrimmer(options: HeapTrimmerOptions): { stop(): void } 
       running = false;
       if (!collecting && !native) clearInterval(timer);
     });
-  }, options.intervalMs);
+  }, releaseEvery);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }
