@@ -115,7 +115,7 @@ describe('startHeapTrimmer', () => {
     const calls: string[] = [];
     return {
       calls,
-      trimMalloc: (threshold: number) => (calls.push(`trimMalloc ${threshold}`), true),
+      trimMalloc: (trim: number, mmap: number) => (calls.push(`trimMalloc ${trim} ${mmap}`), true),
       releaseFilePages: () => {
         calls.push('releaseFilePages');
         if (fail) throw new Error('cannot release file pages: Permission denied');
@@ -140,7 +140,7 @@ describe('startHeapTrimmer', () => {
     await vi.advanceTimersByTimeAsync(180_000);
     expect(collect).not.toHaveBeenCalled();
     expect(native.calls).toEqual(
-      Array.from({ length: 12 }, () => [`trimMalloc ${MiB}`, 'releaseFilePages']).flat(),
+      Array.from({ length: 12 }, () => [`trimMalloc ${MiB} ${256 * 1024}`, 'releaseFilePages']).flat(),
     );
     trimmer.stop();
   });

@@ -63,6 +63,8 @@ export interface HeapTrimmerOptions {
   readonly native?: NativeMemory | Error;
   /** glibc's trim threshold the addon sets (default 1 MiB; see src/runtime/native/memory.c). */
   readonly mallocTrimThresholdBytes?: number;
+  /** glibc's mmap threshold the addon sets (default 256 KiB; see src/runtime/native/memory.c). */
+  readonly mallocMmapThresholdBytes?: number;
   /** How often the addon releases memory (default the smaller of `intervalMs` and 15 s). */
   readonly releaseEveryMs?: number;
 }
@@ -111,9 +113,13 @@ export async function collectGarbageReducingMemory(): Promise<void> {
 }
 
 /** Releases what the native addon can; returns false when it failed (it is then not used again). */
-function releaseNative(native: NativeMemory, trimThresholdBytes: number, log: Logger): boolean {
+function releaseNative(
+  native: NativeMemory,
+  thresholds: { trim: number; mmap: number },
+  log: Logger,
+): boolean {
   try {
-    const malloc = native.trimMalloc(trimThresholdBytes);
+    const malloc = native.trimMalloc(thresholds.trim, thresholds.mmap);
     const filePages = native.releaseFilePages();
     log.debug({ filePagesMiB: Math.round(filePages / MiB), mallocTrimmed: malloc }, 'memory pages released');
     return true;
@@ -123,6 +129,13 @@ function releaseNative(native: NativeMemory, trimThresholdBytes: number, log: Lo
   }
 }
 
+/** The addon, or undefined after saying once why it is unavailable. */
+function nativeOrNone(loaded: NativeMemory | Error, log: Logger): NativeMemory | undefined {
+  if (!(loaded instanceof Error)) return loaded;
+  log.info({ reason: loaded.message }, 'native memory release unavailable; only the V8 heap is trimmed');
+  return undefined;
+}
+
 /** Starts the periodic check; `stop()` ends it. The timer does not keep the process alive. */
 export function startHeapTrimmer(options: HeapTrimmerOptions): { stop(): void } {
   const stats = options.stats ?? heapFigures;
@@ -130,16 +143,12 @@ export function startHeapTrimmer(options: HeapTrimmerOptions): { stop(): void } 
   const minSlack = options.minSlackBytes ?? 32 * MiB;
   const minYoung = options.minYoungBytes ?? 4 * MiB;
   const idleShare = options.idleUtilization ?? 0.05;
-  const trimThreshold = options.mallocTrimThresholdBytes ?? 1 * MiB;
+  const thresholds = {
+    trim: options.mallocTrimThresholdBytes ?? 1 * MiB,
+    mmap: options.mallocMmapThresholdBytes ?? 256 * 1024,
+  };
   const utilization = options.utilization ?? utilizationMeter();
-  const loaded = options.native ?? loadNativeMemory();
-  let native = loaded instanceof Error ? undefined : loaded;
-  if (loaded instanceof Error) {
-    options.log.info(
-      { reason: loaded.message },
-      'native memory release unavailable; only the V8 heap is trimmed',
-    );
-  }
+  let native = nativeOrNone(options.native ?? loadNativeMemory(), options.log);
   const releaseEvery = options.releaseEveryMs ?? Math.min(options.intervalMs, 15_000);
   // The timer ticks at the release cadence; the heap is checked on every `ticksPerCheck`-th tick.
   const ticksPerCheck = Math.max(1, Math.round(options.intervalMs / releaseEvery));
@@ -172,7 +181,7 @@ export function startHeapTrimmer(options: HeapTrimmerOptions): { stop(): void } 
   const tick = async (): Promise<void> => {
     ticks += 1;
     if (collecting && ticks % ticksPerCheck === 0) await check();
-    if (native && !releaseNative(native, trimThreshold, options.log)) native = undefined;
+    if (native && !releaseNative(native, thresholds, options.log)) native = undefined;
   };
 
   const timer = setInterval(() => {

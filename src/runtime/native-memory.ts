@@ -19,10 +19,11 @@ export interface NativeMemory {
    */
   releaseFilePages(): number;
   /**
-   * Sets glibc's trim threshold to `trimThresholdBytes` (when > 0) and returns malloc's unused
-   * memory; whether any was released.
+   * Sets glibc's trim threshold to `trimThresholdBytes` and its mmap threshold to
+   * `mmapThresholdBytes` (each when > 0) and returns malloc's unused memory; whether any was
+   * released.
    */
-  trimMalloc(trimThresholdBytes: number): boolean;
+  trimMalloc(trimThresholdBytes: number, mmapThresholdBytes: number): boolean;
 }
 
 /** Where `npm run build` writes the addon. */

@@ -111,7 +111,7 @@ describe('native memory addon', () => {
       let buffers = Array.from({ length: 256 }, () => Buffer.alloc(64 * 1024, 1));
       buffers = undefined;
       globalThis.gc();
-      return { trimmed: memory.trimMalloc(1 << 20), again: memory.trimMalloc(0) };
+      return { trimmed: memory.trimMalloc(1 << 20, 256 << 10), again: memory.trimMalloc(0, 0) };
       `,
     );
     expect(typeof result.trimmed).toBe('boolean');

@@ -12,12 +12,15 @@
  *     Linux >= 5.4; ignored where unknown) so the page cache keeps the hot ones.
  *     Throws when /proc/self/maps or /proc/self/pagemap cannot be read.
  *
- *   trimMalloc(trimThresholdBytes: number): boolean
+ *   trimMalloc(trimThresholdBytes: number, mmapThresholdBytes: number): boolean
  *     Sets glibc's trim threshold (M_TRIM_THRESHOLD: a free() that leaves more than this unused at
  *     the top of an arena gives it back, in every arena, not just the main one; glibc otherwise
- *     raises it as far as 64 MiB by itself) when trimThresholdBytes > 0, then returns the main
- *     arena's unused top and the unused pages inside every arena's free chunks (malloc_trim(0)).
- *     Returns whether memory was released; false where the C library is not glibc.
+ *     raises it as far as 64 MiB by itself) when trimThresholdBytes > 0, and its mmap threshold
+ *     (M_MMAP_THRESHOLD: larger blocks get a mapping of their own, unmapped when freed, instead of
+ *     a place in an arena they would fragment; glibc otherwise raises it as far as 32 MiB) when
+ *     mmapThresholdBytes > 0; then returns the main arena's unused top and the unused pages inside
+ *     every arena's free chunks (malloc_trim(0)). Returns whether memory was released; false where
+ *     the C library is not glibc.
  *
  * Contract: both run synchronously on the calling thread and touch no JavaScript object; nothing
  * here allocates on the V8 heap except the returned number.
@@ -126,16 +129,27 @@ static napi_value js_release_file_pages(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/* A byte count from JavaScript as mallopt's int: 0 when absent or not positive. */
+static int option_bytes(napi_env env, napi_value value) {
+  double bytes = 0;
+  if (napi_get_value_double(env, value, &bytes) != napi_ok || !(bytes > 0)) return 0;
+  return bytes > (double)INT32_MAX ? INT32_MAX : (int)bytes;
+}
+
 static napi_value js_trim_malloc(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  double threshold = 0;
+  size_t argc = 2;
+  napi_value argv[2];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc >= 1) napi_get_value_double(env, argv[0], &threshold);
+  int trim_threshold = argc >= 1 ? option_bytes(env, argv[0]) : 0;
+  int mmap_threshold = argc >= 2 ? option_bytes(env, argv[1]) : 0;
   int released = 0;
 #ifdef __GLIBC__
-  if (threshold > 0) mallopt(M_TRIM_THRESHOLD, threshold > (double)INT32_MAX ? INT32_MAX : (int)threshold);
+  if (trim_threshold > 0) mallopt(M_TRIM_THRESHOLD, trim_threshold);
+  if (mmap_threshold > 0) mallopt(M_MMAP_THRESHOLD, mmap_threshold);
   released = malloc_trim(0);
+#else
+  (void)trim_threshold;
+  (void)mmap_threshold;
 #endif
   napi_value result;
   napi_get_boolean(env, released != 0, &result);
