@@ -22,13 +22,14 @@
  * that is unavailable the trimmer logs once and collects no more.
  *
  * Memory outside the V8 heap is returned every `releaseEveryMs` (15 s by default), busy or idle,
- * through the native addon (`native-memory.ts`; a few milliseconds): glibc malloc's unused arena memory (the V8 worker
- * threads' arena kept ~9 MiB of freed compiler memory at rest) and the resident pages of the node
- * binary's code and read-only data (~50 MiB once the operator ran: start-up code, the snapshot,
- * compilers, OpenSSL), which are unmodified copies of the page cache that come back on their next
- * use — what stays resident is the code the operator keeps running. Without the addon (not built,
- * not Linux) the trimmer logs that once and trims the V8 heap only; if a release fails it logs
- * once and releases no more.
+ * through the native addon (`native-memory.ts`; a few milliseconds): glibc malloc's unused arena
+ * memory (the V8 worker threads' arena kept ~9 MiB of freed compiler memory at rest; blocks of
+ * 256 KiB and more get mappings of their own instead of fragmenting an arena) and the resident
+ * pages of the node binary's code and read-only data (~50 MiB once the operator ran: start-up
+ * code, the snapshot, compilers, OpenSSL), which are unmodified copies of the page cache that come
+ * back on their next use — what stays resident is the code the operator keeps running. Without
+ * the addon (not built, not Linux) the trimmer logs that once and trims the V8 heap only; if a
+ * release fails it logs once and releases no more.
  */
 import { Session } from 'node:inspector';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
