@@ -160,7 +160,7 @@ describe('folders', () => {
     });
     expect(missing.status).toBe(404);
     const del = await t.call('DELETE', '/api/v2/folders/app', {
-      body: { projectId, environment: 'dev', path: '/' },
+      body: { projectId, environment: 'dev', path: '/', forceDelete: true },
     });
     expect(del.status).toBe(200);
     expect(

@@ -197,8 +197,14 @@ describe('folders', () => {
     await ctx.admin.secrets.create('IN_APP', { ...scope, secretPath: '/app', secretValue: 'x' });
     const list = await ctx.admin.folders.list({ projectId: p.id, environment: 'dev', path: '/' });
     expect(list.map((f) => f.name)).toEqual(['app']);
-    await expect(
+    await expectServiceError(
       ctx.admin.folders.delete('app', { projectId: p.id, environment: 'dev', path: '/' }),
+      InvalidError,
+      400,
+      /contains resources/,
+    );
+    await expect(
+      ctx.admin.folders.delete('app', { projectId: p.id, environment: 'dev', path: '/', forceDelete: true }),
     ).resolves.toMatchObject({
       id: folder.id,
     });

@@ -291,7 +291,7 @@ describe('WorkloadSecret bad input', () => {
     await put('dev', '/temp', { T: value('temp') });
     await createWorkloadSecret('vanishing', { sources: [source({ secretPath: '/temp' })] });
     expect(await h.readSecret('vanishing')).toEqual({ T: value('temp') });
-    await h.service.folders.delete('temp', { projectId, environment: 'dev', path: '/' });
+    await h.service.folders.delete('temp', { projectId, environment: 'dev', path: '/', forceDelete: true });
     // A folder deletion sends no change event: a spec change makes the sources be read again.
     await h.patch('WorkloadSecret', 'vanishing', { spec: { resyncInterval: '11m' } });
     await waitForSynced('vanishing', 'SourceNotFound');

@@ -67,6 +67,17 @@ export class SecretImportStore {
       );
     return found;
   }
+
+  /**
+   * Drops the imports held by folder `path` and the folders below it (the folder was deleted: the
+   * service's imports go with their folder). Imports elsewhere that import those folders stay.
+   */
+  dropWithin(projectId: string, environment: string, path: string): void {
+    const prefix = folderKey(projectId, environment, path);
+    const below = prefix.endsWith('/') ? prefix : `${prefix}/`;
+    for (const key of [...this.byFolder.keys()])
+      if (key === prefix || key.startsWith(below)) this.byFolder.delete(key);
+  }
 }
 
 const stores = new WeakMap<object, SecretImportStore>();

@@ -120,21 +120,40 @@ describe('folders', () => {
     expect(store.listFolders(scope, { path: '/missing' })).toEqual([]);
   });
 
-  it('deletes a folder by name or id with everything below it', () => {
+  it('deletes a folder by name or id with everything below it (forceDelete)', () => {
     store.createFolder(scope, { name: 'c', path: '/a/b' });
     const { result } = store.createSecret(scope, { secretKey: 'K', secretValue: 'v', path: '/a/b/c' });
-    const deleted = store.deleteFolder(scope, { idOrName: 'a' });
+    const deleted = store.deleteFolder(scope, { idOrName: 'a', forceDelete: true });
     expect(deleted.path).toBe('/a');
     expect(store.listFolders(scope, { recursive: true })).toEqual([]);
     expect(errorOf(() => store.getSecretById(result.id)).status).toBe(404);
     const x = store.createFolder(scope, { name: 'x' });
-    expect(store.deleteFolder(scope, { idOrName: x.id, path: '/' }).id).toBe(x.id);
+    expect(store.deleteFolder(scope, { idOrName: x.id, path: '/', forceDelete: false }).id).toBe(x.id);
+  });
+
+  it('refuses to delete a folder holding a secret or a folder without forceDelete (400)', () => {
+    store.createFolder(scope, { name: 'inner', path: '/outer' });
+    store.createSecret(scope, { secretKey: 'K', secretValue: 'v', path: '/outer/inner' });
+    for (const [idOrName, path] of [
+      ['outer', '/'],
+      ['inner', '/outer'],
+    ] as const) {
+      const error = errorOf(() => store.deleteFolder(scope, { idOrName, path, forceDelete: false }));
+      expect(error).toMatchObject({ status: 400, name: 'deleteFolder' });
+      expect(error.message).toBe(
+        `Cannot delete folder "${idOrName}" because it contains resources. Use forceDelete=true to delete it forcefully.`,
+      );
+    }
+    expect(store.listFolders(scope, { recursive: true }).map((f) => f.path)).toEqual([
+      '/outer',
+      '/outer/inner',
+    ]);
   });
 
   it.each([
-    [{ idOrName: 'nope' }, "Folder with ID 'nope' not found"],
+    [{ idOrName: 'nope', forceDelete: true }, "Folder with ID 'nope' not found"],
     [
-      { idOrName: 'x', path: '/missing' },
+      { idOrName: 'x', path: '/missing', forceDelete: false },
       "Folder with path '/missing' in environment with slug 'dev' not found",
     ],
   ])('deleteFolder(%j) 404s', (input, message) => {

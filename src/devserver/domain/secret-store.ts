@@ -214,9 +214,10 @@ export class SecretStore {
 
   /**
    * Deletes the folder named (or with id) `idOrName` directly under `path`, with everything
-   * below it. 404 when the parent path or the folder does not exist.
+   * below it, as the service's `deleteFolder`: 404 when the parent path or the folder does not
+   * exist; unless `forceDelete`, 400 (`deleteFolder`) when the folder holds secrets or folders.
    */
-  deleteFolder(scope: Scope, input: { idOrName: string; path?: string }): FolderView {
+  deleteFolder(scope: Scope, input: { idOrName: string; path?: string; forceDelete: boolean }): FolderView {
     const tree = this.tree(scope);
     const path = normalizeSecretPath(input.path);
     const parent = tree.folders.get(path);
@@ -227,6 +228,10 @@ export class SecretStore {
       children.find((n) => n.record.name === input.idOrName) ??
       children.find((n) => n.record.id === input.idOrName);
     if (!target) throw notFound(`Folder with ID '${input.idOrName}' not found`);
+    if (!input.forceDelete && holdsAnything(tree, target)) {
+      const message = `Cannot delete folder "${target.record.name}" because it contains resources. Use forceDelete=true to delete it forcefully.`;
+      throw badRequest(message, 'deleteFolder');
+    }
     for (const [folderPath, node] of [...tree.folders]) {
       if (!isWithin(folderPath, target.record.path)) continue;
       this.untrackFolder(node);
@@ -452,4 +457,11 @@ export class SecretStore {
   private untrackFolder(node: FolderNode): void {
     for (const secret of node.secrets.values()) this.index.delete(secret.id);
   }
+}
+
+/** Whether a folder holds a secret or a folder (what the service's delete refuses without force). */
+function holdsAnything(tree: EnvTree, folder: FolderNode): boolean {
+  if (folder.secrets.size > 0) return true;
+  for (const node of tree.folders.values()) if (node.record.parentId === folder.record.id) return true;
+  return false;
 }

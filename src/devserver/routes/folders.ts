@@ -3,13 +3,14 @@
  * `projectId`) and `/api/v1/folders` (project by `workspaceId`, path also as `directory`).
  * Create creates missing parents (400 when the folder exists); update renames the folder with
  * the id (or, for old clients, the name) in `:folderId` under the parent path, moving everything
- * below it; delete removes everything below.
+ * below it; delete removes everything below (`deleteFolder`).
  * Permissions: `secret-folders` create/edit/delete for the environment and parent path; listing
  * needs only a project membership, as in the service.
  */
 import { z } from 'zod';
 import type { DevApp } from '../app.ts';
 import { notFound } from '../domain/errors.ts';
+import { importsOf } from '../domain/secret-imports.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
 import { projectRules } from '../permissions.ts';
 import { actorOf, findProject } from './common.ts';
@@ -93,30 +94,44 @@ function updateFolder(app: DevApp, ctx: RequestContext): unknown {
   return { folder };
 }
 
-function deleteFolder(app: DevApp, ctx: RequestContext): unknown {
+/**
+ * As the service's `deleteFolder`: the folder goes with everything below it — secrets, folders
+ * and the imports they hold (imports elsewhere that import it stay) — and no project event is
+ * published (docs/service-facts.md, "Folders: delete"). v2 refuses a folder holding secrets or
+ * folders unless `forceDelete`; v1 (whose body has no such field here) deletes it.
+ */
+function deleteFolder(app: DevApp, ctx: RequestContext, version: 'v1' | 'v2'): unknown {
   const body = deleteBody.parse(ctx.body ?? {});
   const { scope, path } = resolve(app, ctx, body, 'delete');
-  const folder = app.secrets.deleteFolder(scope, { idOrName: ctx.params.folderIdOrName ?? '', path });
+  const folder = app.secrets.deleteFolder(scope, {
+    idOrName: ctx.params.folderIdOrName ?? '',
+    path,
+    forceDelete: version === 'v1' || body.forceDelete,
+  });
+  importsOf(app).dropWithin(scope.projectId, scope.environment, folder.path);
   app.changed();
   return { folder };
 }
 
 /** Folder routes under v1 and v2. */
 export function folderRoutes(app: DevApp): RouteDef[] {
-  return ['/api/v1/folders', '/api/v2/folders'].flatMap((prefix): RouteDef[] => [
-    { method: 'POST', path: prefix, bucket: 'secrets', handler: (ctx) => createFolder(app, ctx) },
-    { method: 'GET', path: prefix, bucket: 'secrets', handler: (ctx) => listFolders(app, ctx) },
-    {
-      method: 'PATCH',
-      path: `${prefix}/:folderId`,
-      bucket: 'secrets',
-      handler: (ctx) => updateFolder(app, ctx),
-    },
-    {
-      method: 'DELETE',
-      path: `${prefix}/:folderIdOrName`,
-      bucket: 'secrets',
-      handler: (ctx) => deleteFolder(app, ctx),
-    },
-  ]);
+  return (['v1', 'v2'] as const).flatMap((version): RouteDef[] => {
+    const prefix = `/api/${version}/folders`;
+    return [
+      { method: 'POST', path: prefix, bucket: 'secrets', handler: (ctx) => createFolder(app, ctx) },
+      { method: 'GET', path: prefix, bucket: 'secrets', handler: (ctx) => listFolders(app, ctx) },
+      {
+        method: 'PATCH',
+        path: `${prefix}/:folderId`,
+        bucket: 'secrets',
+        handler: (ctx) => updateFolder(app, ctx),
+      },
+      {
+        method: 'DELETE',
+        path: `${prefix}/:folderIdOrName`,
+        bucket: 'secrets',
+        handler: (ctx) => deleteFolder(app, ctx, version),
+      },
+    ];
+  });
 }
