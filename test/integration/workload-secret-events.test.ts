@@ -2,8 +2,10 @@
 // WorkloadSecret reading a project shares its one event subscription; an edit in the service
 // reaches the target Secret through an event (resyncInterval 1h: nothing else could explain it),
 // only the WorkloadSecret reading the touched folder reads again, and at rest nothing reads the
-// service. With events unavailable (the service refuses a 6th stream of the same identity, 429)
-// the resource falls back to its resync interval. Reads are counted with the devserver's stats.
+// service. A source folder deleted in the service (which sends no event for that) is noticed at
+// the next event the project's stream delivers. With events unavailable (the service refuses a
+// 6th stream of the same identity, 429) the resource falls back to its resync interval. Reads are
+// counted with the devserver's stats.
 // The two suites each have their own devserver, operator and namespace (so neither sees the
 // other's reads) and run at the same time; the tests inside a suite run in order.
 import { randomBytes } from 'node:crypto';
@@ -127,6 +129,42 @@ describe('WorkloadSecret events (shared project subscription)', { concurrent: tr
     expect(reads(h) - listsBefore).toBe(0);
     expect(h.devserver.stats.snapshot().requests.total - before).toBe(0);
   });
+
+  it(
+    'notices a source folder deleted in the service at the next event of the project (SourceNotFound), leaving the target',
+    { ...inOrder, timeout: 180_000 },
+    async () => {
+      await h.service.folders.create({
+        projectId: ids.live ?? '',
+        environment: 'dev',
+        path: '/',
+        name: 'doomed',
+      });
+      await put(h, 'live', '/doomed', 'doomed-1');
+      await h.create('WorkloadSecret', 'doomed', workloadSecret('live', '/doomed', '1h'));
+      await h.waitForReady('WorkloadSecret', 'doomed', { timeoutMs: 60_000 });
+      await settled(h);
+      // Over the devserver's HTTP API, as any client would; the service sends no event for it.
+      await h.service.folders.delete('doomed', {
+        projectId: ids.live ?? '',
+        environment: 'dev',
+        path: '/',
+        forceDelete: true,
+      });
+      // The next change the project's stream delivers (an edit of another folder) is followed by
+      // one folder list, which no longer shows /doomed.
+      await put(h, 'live', '/alpha', 'alpha-2');
+      const doomed = await h.waitForCondition(
+        'WorkloadSecret',
+        'doomed',
+        { type: 'Synced', status: 'False', reason: 'SourceNotFound' },
+        { timeoutMs: 30_000 },
+      );
+      expect(doomed.status?.conditions?.find((c) => c.type === 'Synced')?.message).toContain('/doomed');
+      expect(await h.readSecret('doomed')).toEqual({ VALUE: 'doomed-1' });
+      expect((await h.readSecret('alpha'))?.VALUE).toBe('alpha-2');
+    },
+  );
 });
 
 describe('WorkloadSecret events refused (resync fallback)', { concurrent: true }, () => {

@@ -16,6 +16,7 @@ import type { ManagedObject } from '../../managed/external-client.ts';
 import { StringInterner } from '../../runtime/intern.ts';
 import { requestKey, type Request } from '../../runtime/reconcile.ts';
 import type { ResolvedConnection } from '../kind-controller.ts';
+import { FolderCheckSchedule, folderExists, goneFolders, type FolderCheckTiming } from './folder-check.ts';
 import type { EventStreamState } from './outcome.ts';
 import { OwnWrites } from './own-writes.ts';
 import { registrationsFor, type EventScope } from './registrations.ts';
@@ -55,9 +56,14 @@ export interface HubOptions {
    * being enqueued at once (the kind debounces and enqueues them itself).
    */
   readonly wake?: (hits: readonly Hit[]) => void;
+  /**
+   * Receives the resources (and which of their interests) whose folder no longer exists, as a
+   * folder check after a burst of events found (`folder-check.ts`); without it, no check runs.
+   */
+  readonly folderGone?: (hits: readonly Hit[]) => void;
 }
 
-export interface HubTiming extends StreamTiming {
+export interface HubTiming extends StreamTiming, FolderCheckTiming {
   readonly pruneIntervalMs: number;
   /** How long an announced own write waits for its echo before any change counts as foreign. */
   readonly ownWriteTtlMs: number;
@@ -72,6 +78,8 @@ export const defaultHubTiming: HubTiming = {
   debounceMs: 200,
   pruneIntervalMs: 30_000,
   ownWriteTtlMs: 30_000,
+  folderCheckDelayMs: 1_000,
+  folderCheckIntervalMs: 10_000,
 };
 
 interface Member {
@@ -158,6 +166,8 @@ export class ProjectEventHub {
   /** Resources with more than one interest (`registerAll`): how many slots they may hold. */
   private readonly slotCounts = new Map<string, number>();
   private readonly ownWrites: OwnWrites;
+  /** Folder checks after events (only with `folderGone`). */
+  private readonly folderChecks: FolderCheckSchedule | undefined;
   private signal: AbortSignal | undefined;
   private echoes = 0;
   /**
@@ -172,6 +182,9 @@ export class ProjectEventHub {
     this.options = options;
     this.timing = { ...defaultHubTiming, ...options.timing };
     this.ownWrites = new OwnWrites(this.timing.ownWriteTtlMs);
+    this.folderChecks = options.folderGone
+      ? new FolderCheckSchedule((streamKey) => this.checkFolders(streamKey), this.timing)
+      : undefined;
   }
 
   /** Records (or updates) what `obj` watches; opens or adjusts its stream. */
@@ -306,6 +319,7 @@ export class ProjectEventHub {
       'abort',
       () => {
         clearInterval(timer);
+        this.folderChecks?.stop();
         for (const stream of this.streams.values()) stream.close();
         this.streams.clear();
       },
@@ -336,6 +350,7 @@ export class ProjectEventHub {
     if (!stream) return;
     if (!this.byStream.has(streamKey)) {
       stream.close();
+      this.folderChecks?.forget(streamKey);
       this.streams.delete(streamKey);
       this.streamKeys.delete(streamKey);
       return;
@@ -351,6 +366,7 @@ export class ProjectEventHub {
   private changed(streamKey: string, epoch: number, changes: readonly SecretChange[]): void {
     const members = this.byStream.get(streamKey);
     if (!members) return;
+    this.folderChecks?.touch(streamKey);
     const concerned = new Map<Member, SecretChange[]>();
     for (const change of changes) {
       for (const member of members.candidates(change.environment, change.secretPath)) {
@@ -368,6 +384,30 @@ export class ProjectEventHub {
     if (hit.length === 0) return;
     if (this.options.wake) this.options.wake(hit.map(({ request, slot }) => ({ request, slot })));
     else this.options.enqueue(hit.map((m) => m.request));
+  }
+
+  /**
+   * Lists the folders of each environment the members of `streamKey` read (with the connection of
+   * the stream) and hands those whose folder is gone to `folderGone`. Failures are only logged:
+   * the next burst of events checks again.
+   */
+  private async checkFolders(streamKey: string): Promise<void> {
+    const members = [...this.membersOf(streamKey)];
+    const [first] = members;
+    const { folderGone } = this.options;
+    const signal = this.signal;
+    if (!first || !folderGone || !signal || signal.aborted) return;
+    try {
+      const { client } = await this.options.connectionFor(subjectOf(first, this.type));
+      const scope = (environment: string) => ({ projectId: first.projectId, environment });
+      const gone = await goneFolders(members, (env) => folderExists(client, scope(env), signal));
+      if (gone.length > 0) folderGone(gone.map(({ request, slot }) => ({ request, slot })));
+    } catch (error) {
+      this.options.log.debug(
+        { err: error, projectId: first.projectId },
+        'cannot check the folders of a project',
+      );
+    }
   }
 
   private ensureStream(streamKey: string, projectId: string): ProjectStream {

@@ -22,12 +22,12 @@ const hubs = new WeakMap<OperatorServices, Map<string, ProjectEventHub>>();
 
 /**
  * The hub of `kind` for this operator, created on first use (`extra` applies only then: e.g. a
- * `wake` that debounces the resources a change concerns).
+ * `wake` that debounces the resources a change concerns, or `folderGone` for folder checks).
  */
 export function projectEventHub(
   services: OperatorServices,
   kind: string,
-  extra: Pick<HubOptions, 'wake' | 'timing'> = {},
+  extra: Pick<HubOptions, 'wake' | 'folderGone' | 'timing'> = {},
 ): ProjectEventHub {
   let byKind = hubs.get(services);
   if (!byKind) {

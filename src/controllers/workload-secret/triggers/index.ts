@@ -10,8 +10,9 @@
  * says what changed: sharing it never shares access).
  *
  * How events and `spec.resyncInterval` combine (see `ReadMemo`): while a stream covers a source,
- * a read stays good until an event touches it or the stream reopens (events may have been missed
- * while it was down); the periodic requeue then reads nothing. While events are unavailable
+ * a read stays good until an event touches it, a folder check after events finds its folder
+ * deleted (the service sends no event for that; `project-events/folder-check.ts`), or the stream
+ * reopens (events may have been missed while it was down); the periodic requeue then reads nothing. While events are unavailable
  * (refused, too many streams, reconnecting), each source is read again every `resyncInterval`
  * (default 10m), with up to 10% jitter.
  */
@@ -84,7 +85,10 @@ export class DeliveryTriggers<T> {
       (requests) => services.enqueue(kind, requests),
       options.debounceMs ?? WAKE_DEBOUNCE_MS,
     );
-    this.hub = projectEventHub(services, kind, { wake: (hits) => this.woken(hits) });
+    this.hub = projectEventHub(services, kind, {
+      wake: (hits) => this.woken(hits),
+      folderGone: (hits) => this.folderGone(hits),
+    });
   }
 
   /**
@@ -205,6 +209,14 @@ export class DeliveryTriggers<T> {
       this.memo.markDirty(requestKey(request), slot);
       this.wakes.add(request);
     }
+  }
+
+  /**
+   * A folder check found the folders of `hits` gone: the sources last read while theirs existed
+   * are read again (and turn `SourceNotFound`); one already missing is retried by its own wait.
+   */
+  private folderGone(hits: readonly Hit[]): void {
+    this.woken(hits.filter(({ request, slot }) => this.memo.hasRead(requestKey(request), slot)));
   }
 }
 

@@ -46,4 +46,12 @@ describe('ReadMemo', () => {
     // A stream that went down after the read: due on the read's own schedule.
     expect(remembered(3).dueInMs('ns/w', [state], 50_000, resyncMs)).toBe(10_000);
   });
+
+  it('knows which sources have a read to lose (a failed one has none)', () => {
+    const memo = remembered(3);
+    expect(memo.hasRead('ns/w', 0)).toBe(true);
+    expect(memo.hasRead('ns/w', 1)).toBe(false);
+    memo.drop('ns/w', 0);
+    expect(memo.hasRead('ns/w', 0)).toBe(false);
+  });
 });

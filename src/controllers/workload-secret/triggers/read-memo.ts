@@ -3,7 +3,7 @@
  * source is read again when:
  *
  * - the resource's spec changed (generation) or the source now names another folder;
- * - a change event touched its folder (`markDirty`);
+ * - a change event touched its folder, or a folder check found its folder deleted (`markDirty`);
  * - its project's event stream opened since the read (a new epoch: events are not replayed, so
  *   a change may have been missed while no stream was open);
  * - no stream covers it now (events unavailable) and `resyncMs` passed since the read.
@@ -80,6 +80,11 @@ export class ReadMemo<T> {
       this.entries.set(subject.key, entry);
     }
     entry.slots[slot] = read;
+  }
+
+  /** Whether a read of source `slot` of `key` is remembered (the last one succeeded). */
+  hasRead(key: string, slot: number): boolean {
+    return this.entries.get(key)?.slots[slot] !== undefined;
   }
 
   /** Drops what source `slot` read (its read failed: the next look reads it again). */
