@@ -46,6 +46,7 @@ export async function runOperator(args: string[], env: NodeJS.ProcessEnv = proce
       ...managerOptions(config, loadKubeConfig(config, env), log),
       defaultPollIntervalMs: config.defaultPollIntervalMs,
       ...(config.operatorNamespace ? { operatorNamespace: config.operatorNamespace } : {}),
+      projectedTokenDir: config.projectedTokenDir,
     });
     signals.signal.addEventListener('abort', () => void operator.stop(), { once: true });
     operator.ready.then(

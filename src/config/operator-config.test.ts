@@ -18,6 +18,7 @@ describe('parseOperatorConfig', () => {
       defaultPollIntervalMs: 600_000,
       gracefulShutdownTimeoutMs: 30_000,
       heapTrimIntervalMs: 60_000,
+      projectedTokenDir: '/var/run/secrets/coffer.dev/serviceaccount',
     });
   });
 
@@ -75,6 +76,12 @@ describe('parseOperatorConfig', () => {
       want: 16,
     },
     { reason: 'kubeconfig', argv: ['--kubeconfig=/tmp/kc'], pick: 'kubeconfig', want: '/tmp/kc' },
+    {
+      reason: 'projected-token directory',
+      argv: ['--projected-token-dir=/var/run/secrets/tokens'],
+      pick: 'projectedTokenDir',
+      want: '/var/run/secrets/tokens',
+    },
   ] as const)('reads flags: $reason', ({ argv, pick, want }) => {
     expect(parseOperatorConfig(argv)[pick]).toEqual(want);
   });
@@ -133,6 +140,17 @@ describe('parseOperatorConfig', () => {
       message: 'invalid namespace name(s): Not_OK',
     },
     {
+      reason: 'relative projected-token directory',
+      argv: ['--projected-token-dir=tokens'],
+      message: '--projected-token-dir: must be an absolute path',
+    },
+    { reason: 'projected-token directory /', argv: ['--projected-token-dir=/'], message: 'must not be /' },
+    {
+      reason: 'projected-token directory with ..',
+      argv: ['--projected-token-dir=/var/run/../proc'],
+      message: '--projected-token-dir: must be a normalized path',
+    },
+    {
       reason: 'leader election without namespace',
       argv: ['--leader-elect'],
       message: '--leader-election-namespace is required',
@@ -160,6 +178,7 @@ describe('parseOperatorConfig', () => {
       '--namespaces',
       '--default-poll-interval',
       '--heap-trim-interval',
+      '--projected-token-dir',
     ]) {
       expect(usage).toContain(flag);
     }

@@ -8,6 +8,7 @@
  * (`KUBECONFIG`, `POD_NAMESPACE` for the leader-election and the operator's own namespace).
  */
 import { z } from 'zod';
+import { defaultProjectedTokenDir, isNormalizedPath } from '../api/v1alpha1/index.ts';
 import { tryParseDuration } from '../runtime/duration.ts';
 import { parseArgs, type FlagSpec } from './flags.ts';
 
@@ -48,6 +49,8 @@ export interface OperatorConfig {
   readonly heapTrimIntervalMs: number;
   /** The operator's own namespace: a Connection there may log in with the operator's projected token. */
   readonly operatorNamespace?: string;
+  /** The only directory a (Cluster)Connection's projected token file is read from. */
+  readonly projectedTokenDir: string;
 }
 
 export const logLevels = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -62,6 +65,10 @@ const flagSpecs: readonly FlagSpec[] = [
   {
     name: 'operator-namespace',
     help: 'the operator’s namespace, where a Connection may use its projected token (default: $POD_NAMESPACE)',
+  },
+  {
+    name: 'projected-token-dir',
+    help: `the only directory projected ServiceAccount token files are read from (default ${defaultProjectedTokenDir})`,
   },
   { name: 'leader-election-id', help: 'name of the Lease (default coffer-operator-leader)' },
   { name: 'leader-election-lease-duration', help: 'Go duration (default 15s)' },
@@ -142,6 +149,12 @@ const schema = z.object({
   'leader-elect': boolText.default(false),
   'leader-election-namespace': z.string().regex(dns1123Label, 'must be a namespace name').optional(),
   'operator-namespace': z.string().regex(dns1123Label, 'must be a namespace name').optional(),
+  'projected-token-dir': z
+    .string()
+    .regex(/^\//, 'must be an absolute path')
+    .refine((dir) => dir !== '/', 'must not be /')
+    .refine(isNormalizedPath, 'must be a normalized path (no empty, . or .. segments, no trailing /)')
+    .default(defaultProjectedTokenDir),
   'leader-election-id': z
     .string()
     .regex(dns1123Label, 'must be a DNS-1123 label')
@@ -226,6 +239,7 @@ function toConfig(data: z.output<typeof schema>): OperatorConfig {
     gracefulShutdownTimeoutMs: data['graceful-shutdown-timeout'],
     heapTrimIntervalMs: data['heap-trim-interval'],
     operatorNamespace: data['operator-namespace'],
+    projectedTokenDir: data['projected-token-dir'],
   };
 }
 

@@ -40,7 +40,11 @@ export interface ServiceAccountTokenService {
     name: string,
     options: { readonly audiences: readonly string[]; readonly expirationSeconds: number },
   ): Promise<string>;
-  /** The content of a projected token file (re-read on each call). */
+  /**
+   * The content of a projected token file (re-read on each call), only from the operator's
+   * projected-token directory (also once symlinks are resolved; `TokenSourceNotAllowed` otherwise)
+   * and only a small regular file (`InvalidTokenFile` otherwise); never read in whole before that.
+   */
   readProjected(path: string): Promise<string>;
   /**
    * True when the Kubernetes API server authenticates `token` for its own audiences (a TokenReview

@@ -38,6 +38,8 @@ export interface AssembleOptions {
   readonly clientCloseDelayMs?: number;
   /** The operator's own namespace (where a Connection may use the operator's projected token). */
   readonly operatorNamespace?: string;
+  /** The only directory projected token files are read from (`--projected-token-dir`). */
+  readonly projectedTokenDir: string;
 }
 
 /** The assembled operator, before `manager.run`. */
@@ -163,6 +165,7 @@ export function assembleOperator(options: AssembleOptions): AssembledOperator {
     now: options.now,
     ...(options.clientCloseDelayMs === undefined ? {} : { clientCloseDelayMs: options.clientCloseDelayMs }),
     ...(options.operatorNamespace ? { operatorNamespace: options.operatorNamespace } : {}),
+    projectedTokenDir: options.projectedTokenDir,
   });
   // Reconciles do not wait for their events to be stored (see event-queue.ts).
   const events = operatorEvents({

@@ -2,15 +2,16 @@
  * `ServiceAccountTokenService` over the Kubernetes API: TokenRequest
  * (`POST /api/v1/namespaces/{ns}/serviceaccounts/{name}/token`, RBAC `serviceaccounts/token`
  * create), TokenReview (`POST /apis/authentication.k8s.io/v1/tokenreviews`, RBAC `tokenreviews`
- * create) and the projected token file. Errors name the ServiceAccount or file and the API
+ * create) and the projected token file (only from the projected-token directory:
+ * `projected-token-file.ts`). Errors name the ServiceAccount or file and the API
  * server's own message; tokens are never put in errors or logs (the API server does not echo them).
  */
-import { readFile } from 'node:fs/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ServiceAccountTokenService } from '../managed/kind-services.ts';
 import { ServiceAccountTokenError } from '../managed/connections/service-account-token.ts';
 import { kubernetesStatus } from '../runtime/errors.ts';
 import { kubeRequest } from '../runtime/kube-request.ts';
+import { readProjectedTokenFile } from './projected-token-file.ts';
 
 const enc = encodeURIComponent;
 
@@ -32,8 +33,14 @@ function unavailable(what: string, error: unknown, hint = ''): ServiceAccountTok
   );
 }
 
-/** The service over `kubeConfig` (the operator's own credentials). */
-export function serviceAccountTokens(kubeConfig: KubeConfig): ServiceAccountTokenService {
+/**
+ * The service over `kubeConfig` (the operator's own credentials); projected token files are read
+ * only from `projectedTokenDir` (`--projected-token-dir`).
+ */
+export function serviceAccountTokens(
+  kubeConfig: KubeConfig,
+  projectedTokenDir: string,
+): ServiceAccountTokenService {
   return {
     async request(namespace, name, options) {
       let answer: unknown;
@@ -64,17 +71,8 @@ export function serviceAccountTokens(kubeConfig: KubeConfig): ServiceAccountToke
       return token;
     },
 
-    async readProjected(path) {
-      try {
-        return await readFile(path, 'utf8');
-      } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        throw new ServiceAccountTokenError(
-          'ServiceAccountTokenUnavailable',
-          `cannot read the projected token file ${path}: ${typeof code === 'string' ? code : 'unreadable'}` +
-            ' (is the token volume mounted at that path?)',
-        );
-      }
+    readProjected(path) {
+      return readProjectedTokenFile(path, projectedTokenDir);
     },
 
     async acceptedByApiServer(token) {

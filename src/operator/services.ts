@@ -39,6 +39,8 @@ export interface ServicesOptions {
   readonly clientCloseDelayMs?: number;
   /** The operator's own namespace: a Connection there may log in with the operator's projected token. */
   readonly operatorNamespace?: string;
+  /** The only directory projected token files are read from (`--projected-token-dir`). */
+  readonly projectedTokenDir: string;
 }
 
 const unwatchedMemoMs = 10_000;
@@ -112,7 +114,7 @@ export function createServices(options: ServicesOptions): DirectServices {
     sources: {
       secrets,
       configMaps,
-      serviceAccountTokens: serviceAccountTokens(options.kubeConfig),
+      serviceAccountTokens: serviceAccountTokens(options.kubeConfig, options.projectedTokenDir),
       ...(options.operatorNamespace ? { operatorNamespace: options.operatorNamespace } : {}),
     },
     log: options.log.child({ component: 'connections' }),

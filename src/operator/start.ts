@@ -5,6 +5,7 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { defaultProjectedTokenDir } from '../api/v1alpha1/index.ts';
 import { directKindControllers, kindControllers } from '../controllers/index.ts';
 import type { KindController } from '../controllers/kind-controller.ts';
 import { DEFAULT_POLL_INTERVAL_MS, DEFAULT_WAIT_REQUEUE_MS } from '../managed/reconciler-options.ts';
@@ -43,6 +44,8 @@ export interface StartOperatorOptions {
   readonly clientCloseDelayMs?: number;
   /** The operator's own namespace (`--operator-namespace`): a Connection there may use its projected token. */
   readonly operatorNamespace?: string;
+  /** The only directory projected token files are read from (`--projected-token-dir`; default the chart's mount). */
+  readonly projectedTokenDir?: string;
   readonly metrics?: OperatorMetrics;
   readonly now?: () => Date;
 }
@@ -111,6 +114,7 @@ function assemble(options: StartOperatorOptions, manager: Manager) {
     now: options.now ?? (() => new Date()),
     clientCloseDelayMs: options.clientCloseDelayMs,
     ...(options.operatorNamespace ? { operatorNamespace: options.operatorNamespace } : {}),
+    projectedTokenDir: options.projectedTokenDir ?? defaultProjectedTokenDir,
   });
 }
 

@@ -1,10 +1,11 @@
 // The chart's values for logging in without a stored credential: the operator's projected
 // ServiceAccount token (audience and lifetime configurable, on by default, off on request, the
-// kubelet's 10-minute minimum enforced by values.schema.json) and the optional
-// system:auth-delegator binding for the operator's ServiceAccount. The default render with both
-// goes through a server-side dry-run in chart.test.ts.
+// kubelet's 10-minute minimum enforced by values.schema.json), mounted in the operator's default
+// projected-token directory, and the optional system:auth-delegator binding for the operator's
+// ServiceAccount. The default render with both goes through a server-side dry-run in chart.test.ts.
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
+import { defaultProjectedTokenDir } from '../../src/api/v1alpha1/index.ts';
 import { renderChart } from '../support/chart.ts';
 
 function deployment(objects: KubernetesObject[]): V1Deployment {
@@ -29,6 +30,13 @@ describe('chart: the operator’s ServiceAccount token', () => {
       mountPath: '/var/run/secrets/coffer.dev/serviceaccount',
       readOnly: true,
     });
+  });
+
+  it('mounts it in the operator’s default --projected-token-dir, so no flag is needed', () => {
+    const objects = renderChart('coffer', 'ops');
+    expect(mounts(objects)?.find((m) => m.name === 'coffer-token')?.mountPath).toBe(defaultProjectedTokenDir);
+    const args = deployment(objects).spec?.template.spec?.containers.find((c) => c.name === 'operator')?.args;
+    expect(args?.filter((arg) => arg.startsWith('--projected-token-dir'))).toEqual([]);
   });
 
   it('takes the audience and lifetime from values, and can be turned off', () => {

@@ -4,10 +4,11 @@
 // HTTPS discovery document pointing at that JWKS). Each reconciles a Project to Ready with no
 // credential in any Secret; mismatches (namespace, name, audience, issuer, expiry) and the
 // operator's own refusals (AudienceNotAllowed, TokenSourceNotAllowed) are Synced=False with a
-// precise reason and message; a projected token file rotated with tokens bound to Secrets that are
-// then deleted keeps a Project Ready and updatable while the service hands out access tokens of a
-// few seconds. No ServiceAccount token may appear in logs, status or events.
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// precise reason and message; a projected token file rotated as the kubelet does (behind its
+// `..data` symlink, in the operator's projected-token directory) with tokens bound to Secrets that
+// are then deleted keeps a Project Ready and updatable while the service hands out access tokens of
+// a few seconds. No ServiceAccount token may appear in logs, status or events.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuthenticationV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
@@ -16,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterFromInjected, waitFor } from '../support/kube.ts';
 import { startOidcFixture, type OidcFixture } from '../support/oidc-fixture.ts';
 import { startOperatorHarness, type CofferObject, type OperatorHarness } from '../support/operator.ts';
+import { writeProjectedToken } from '../support/projected-token.ts';
 
 const ISSUER = 'https://kubernetes.default.svc.cluster.local';
 const AUDIENCE = 'coffer';
@@ -28,6 +30,8 @@ const bindings: string[] = [];
 /** Every ServiceAccount token the test minted, to check none leaks. */
 const minted: string[] = [];
 const tmp = mkdtempSync(join(tmpdir(), 'coffer-secretless-'));
+/** The operator's projected-token directory (`--projected-token-dir`). */
+const tokenDir = join(tmp, 'serviceaccount');
 
 let h: OperatorHarness;
 let ns = '';
@@ -142,7 +146,7 @@ beforeAll(async () => {
     extraNamespaces: [{}],
     devserver: { now: () => Date.now() + clockOffsetMs },
     // Not the test namespace: a Connection there may not use the operator's projected token.
-    operator: { operatorNamespace: `coffer-system-${suffix}` },
+    operator: { operatorNamespace: `coffer-system-${suffix}`, projectedTokenDir: tokenDir },
   });
   [ns = '', otherNs = ''] = h.namespaces;
   for (const name of ['workload', 'other', 'reviewer'])
@@ -366,12 +370,6 @@ describe('refusals name what did not match', () => {
   });
 });
 
-/** Writes `token` to `path` atomically, as the kubelet does (a new file renamed over the old). */
-function writeProjected(path: string, token: string): void {
-  writeFileSync(`${path}.new`, token);
-  renameSync(`${path}.new`, path);
-}
-
 async function boundSecret(name: string): Promise<{ name: string; uid: string }> {
   const created = await h.core.createNamespacedSecret({ namespace: ns, body: { metadata: { name } } });
   return { name, uid: created.metadata?.uid ?? '' };
@@ -386,9 +384,8 @@ const count = (text: string, needle: string) => text.split(needle).length - 1;
 
 describe('token refreshes', () => {
   it('a projected token rotated three times (the old one revoked each time) keeps a Project Ready and updatable', async () => {
-    const path = join(tmp, 'token');
     let bound = await boundSecret('bound-0');
-    writeProjected(path, await mint(ns, 'workload', [AUDIENCE], bound));
+    const path = writeProjectedToken(tokenDir, await mint(ns, 'workload', [AUDIENCE], bound));
     const cc = `secretless-${suffix}`;
     await h.create('ClusterConnection', cc, {
       ...connectionSpec('kubernetes', identities.kubernetes, { projected: { path } }),
@@ -428,7 +425,7 @@ describe('token refreshes', () => {
       const old = bound;
       const oldToken = readFileSync(path, 'utf8');
       bound = await boundSecret(`bound-${round}`);
-      writeProjected(path, await mint(ns, 'workload', [AUDIENCE], bound));
+      writeProjectedToken(tokenDir, await mint(ns, 'workload', [AUDIENCE], bound));
       await h.core.deleteNamespacedSecret({ namespace: ns, name: old.name });
       await waitFor(async () => !(await apiServerAccepts(oldToken)), {
         timeoutMs: 30_000,

@@ -73,6 +73,22 @@ export function serviceAccountLoginCases(): BadObjectCase[] {
       }),
       apiMessage: 'should have at least 1 items',
     },
+    {
+      reason: 'Connection reading a projected token through a .. segment',
+      kind: 'Connection',
+      spec: connectionVariant((s) => {
+        s['auth'] = {
+          jwt: {
+            identityId: 'id',
+            serviceAccountToken: {
+              projected: { path: '/var/run/secrets/coffer.dev/serviceaccount/../../../../proc/self/environ' },
+            },
+          },
+        };
+      }),
+      apiMessage: 'path: must be a normalized absolute path (no empty, . or .. segments, no trailing /)',
+      zodMessage: 'path: must be a normalized absolute path (no empty, . or .. segments, no trailing /)',
+    },
     ...identityRefCases(),
   ];
 }

@@ -8,23 +8,55 @@ import { z } from 'zod';
 import { namespaceName, objectName } from './common.ts';
 import { celCountPresent, countPresent, withRules } from './schema-helpers.ts';
 
-/** Where the kubelet mounts the operator's projected token in the chart's Deployment. */
-export const defaultProjectedTokenPath = '/var/run/secrets/coffer.dev/serviceaccount/token';
+/**
+ * The directory where the chart's Deployment mounts the operator's projected token; the operator
+ * reads a projected token only below its `--projected-token-dir`, which defaults to this.
+ */
+export const defaultProjectedTokenDir = '/var/run/secrets/coffer.dev/serviceaccount';
+/** The token file in that directory (the chart projects it as `token`). */
+export const defaultProjectedTokenPath = `${defaultProjectedTokenDir}/token`;
+/** The audience the chart projects the operator's token for (values `serviceAccountToken.projected.audience`). */
+export const defaultProjectedTokenAudience = 'coffer';
 /** TokenRequest expiry bounds: the API server refuses less than 10 minutes. */
 export const tokenExpirationSeconds = { min: 600, max: 86400, default: 600 } as const;
 
 const tokenSources = ['projected', 'serviceAccountRef'] as const;
 
+/** True when `path` has no empty, `.` or `..` segment and no trailing slash (mirrors the CEL rule). */
+export function isNormalizedPath(path: string): boolean {
+  return !path.includes('//') && !/\/\.\.?(\/|$)/.test(path) && !path.endsWith('/');
+}
+
+const projectedPath = withRules(z.string().min(2).max(4096).regex(/^\//, 'must be an absolute path'), [
+  {
+    rule:
+      "!self.contains('//') && !self.contains('/./') && !self.contains('/../') && " +
+      "!self.endsWith('/.') && !self.endsWith('/..') && !self.endsWith('/')",
+    message: 'path: must be a normalized absolute path (no empty, . or .. segments, no trailing /)',
+    check: isNormalizedPath,
+  },
+]);
+
 const projected = z
   .object({
-    path: z
-      .string()
-      .min(2)
-      .max(4096)
-      .regex(/^\//, 'must be an absolute path')
+    path: projectedPath
       .default(defaultProjectedTokenPath)
       .describe(
-        `File holding the token, re-read as the kubelet rotates it. Default: ${defaultProjectedTokenPath}.`,
+        'File holding the token, re-read as the kubelet rotates it. It must lie in the operator’s projected-token ' +
+          'directory (--projected-token-dir, default ' +
+          `${defaultProjectedTokenDir}), also once symlinks are resolved (elsewhere Synced=False with reason ` +
+          `TokenSourceNotAllowed). Default: ${defaultProjectedTokenPath}.`,
+      ),
+    audience: z
+      .string()
+      .min(1)
+      .max(256)
+      .default(defaultProjectedTokenAudience)
+      .describe(
+        'Audience the token must carry (its aud claim, a string or a list, must include it), e.g. the audience ' +
+          'the identity’s auth expects; a file that is not such a JWT is never sent (Synced=False with reason ' +
+          `InvalidTokenFile or TokenAudienceMismatch). Default: ${defaultProjectedTokenAudience}, the chart’s ` +
+          'serviceAccountToken.projected.audience.',
       ),
   })
   .describe(
@@ -178,7 +210,7 @@ export interface ServiceAccountLogin {
   readonly identityId?: string;
   readonly identityRef?: IdentityRef;
   readonly serviceAccountToken: {
-    readonly projected?: { readonly path: string };
+    readonly projected?: { readonly path: string; readonly audience: string };
     readonly serviceAccountRef?: ServiceAccountRef;
   };
 }

@@ -30,8 +30,29 @@ export const connectionReasons = declareReasons('Connection', {
     conditions: ['Ready', 'Synced'],
     description:
       'The ServiceAccount token source is not allowed here: the operator’s projected token serves ' +
-      'ClusterConnections and Connections in the operator’s own namespace only.',
-    remedy: 'Use serviceAccountRef with a ServiceAccount of this namespace, or a ClusterConnection.',
+      'ClusterConnections and Connections in the operator’s own namespace only, and only from a file in the ' +
+      'projected-token directory (--projected-token-dir), also once symlinks are resolved.',
+    remedy:
+      'Use serviceAccountRef with a ServiceAccount of this namespace, or a ClusterConnection; point ' +
+      'projected.path at the token in the projected-token directory.',
+  },
+  InvalidTokenFile: {
+    class: 'terminal',
+    conditions: ['Ready', 'Synced'],
+    description:
+      'The projected token file is not a ServiceAccount token: not a regular file, larger than 16 KiB, or not ' +
+      'a JWT (three base64url parts, a JSON header naming its alg, a JSON payload); it is never sent.',
+    remedy: 'Point projected.path at the token the kubelet projects (the message names the rule broken).',
+  },
+  TokenAudienceMismatch: {
+    class: 'terminal',
+    conditions: ['Ready', 'Synced'],
+    description:
+      'The projected token’s aud claim does not include the audience the connection asks for ' +
+      '(projected.audience, default coffer); it is never sent.',
+    remedy:
+      'Project the token for that audience (the chart’s serviceAccountToken.projected.audience), or set ' +
+      'projected.audience to the audience the token carries and the identity’s auth expects.',
   },
   AudienceNotAllowed: {
     class: 'terminal',

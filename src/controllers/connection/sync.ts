@@ -7,7 +7,8 @@
  * | credentials accepted               | True `Available`             | True                           |
  * | the service rejected them          | False `InvalidCredentials`   | False `InvalidCredentials`     |
  * | a referenced Secret/key is missing | False `CredentialsNotFound`  | False `CredentialsNotFound`    |
- * | no usable ServiceAccount token     | False `TokenSourceNotAllowed`, `AudienceNotAllowed` or         |
+ * | no usable ServiceAccount token     | False `TokenSourceNotAllowed`, `InvalidTokenFile`,             |
+ * |                                    | `TokenAudienceMismatch`, `AudienceNotAllowed` or               |
  * |                                    | `ServiceAccountTokenUnavailable` (retried), on both            |
  * | `identityRef`: Identity not usable | False `Unavailable` (why)    | False `ReferenceNotReady`      |
  * | login method not attached (404)    | False `LoginMethodNotFound`, on both (see below)               |
@@ -46,6 +47,8 @@ export interface ConnectionStatusFields extends Record<string, unknown> {
 
 const tokenReasons: Readonly<Record<TokenProblem, Reason>> = {
   TokenSourceNotAllowed: connectionReasons.names.TokenSourceNotAllowed,
+  InvalidTokenFile: connectionReasons.names.InvalidTokenFile,
+  TokenAudienceMismatch: connectionReasons.names.TokenAudienceMismatch,
   AudienceNotAllowed: connectionReasons.names.AudienceNotAllowed,
   ServiceAccountTokenUnavailable: connectionReasons.names.ServiceAccountTokenUnavailable,
 };

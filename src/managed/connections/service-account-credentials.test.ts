@@ -45,12 +45,13 @@ describe('tokenSourceOf', () => {
   });
 
   it('the projected token: allowed on a ClusterConnection and in the operator’s namespace only', () => {
-    const auth = { identityId: 'id-1', serviceAccountToken: { projected: { path: '/token' } } };
-    expect(tokenSourceOf('jwt', auth, undefined, undefined)).toEqual({ kind: 'projected', path: '/token' });
-    expect(tokenSourceOf('jwt', auth, 'coffer-system', 'coffer-system')).toEqual({
-      kind: 'projected',
-      path: '/token',
-    });
+    const auth = {
+      identityId: 'id-1',
+      serviceAccountToken: { projected: { path: '/token', audience: 'vault' } },
+    };
+    const source = { kind: 'projected', path: '/token', audience: 'vault' };
+    expect(tokenSourceOf('jwt', auth, undefined, undefined)).toEqual(source);
+    expect(tokenSourceOf('jwt', auth, 'coffer-system', 'coffer-system')).toEqual(source);
     expect(() => tokenSourceOf('jwt', auth, 'team-a', 'coffer-system')).toThrow(
       'spec.auth.jwt.serviceAccountToken.projected is the operator’s own token: a Connection may use it only in ' +
         'the operator’s namespace (coffer-system), not in team-a',
@@ -125,14 +126,33 @@ describe('schema', () => {
     expect(ref({ audiences: ['x'], expirationSeconds: 86400 })).toBe(true);
   });
 
-  it('defaults: the projected path and a 600 s expiry', () => {
+  it.each([
+    ['relative', 'token', false],
+    ['with a .. segment', '/var/run/secrets/coffer.dev/serviceaccount/../../../../proc/self/environ', false],
+    ['ending in ..', '/var/run/secrets/coffer.dev/..', false],
+    ['with a . segment', '/var/run/secrets/./token', false],
+    ['with an empty segment', '/var/run//token', false],
+    ['with a trailing slash', '/var/run/secrets/', false],
+    [
+      'the kubelet’s ..data link (a name starting with ..)',
+      '/var/run/secrets/coffer.dev/serviceaccount/..data/token',
+      true,
+    ],
+    ['absolute and normalized', '/proc/self/environ', true],
+  ])('projected.path %s: accepted %s', (_what, path, ok) => {
+    const parsed = connectionSpec.safeParse({ ...base, auth: { jwt: login({ projected: { path } }) } });
+    expect(parsed.success).toBe(ok);
+  });
+
+  it('defaults: the projected path and audience coffer (the chart’s) and a 600 s expiry', () => {
     const spec = connectionSpec.parse({
       ...base,
       auth: { kubernetes: login({ projected: {} }) },
     });
-    expect(spec.auth.kubernetes?.serviceAccountToken.projected?.path).toBe(
-      '/var/run/secrets/coffer.dev/serviceaccount/token',
-    );
+    expect(spec.auth.kubernetes?.serviceAccountToken.projected).toEqual({
+      path: '/var/run/secrets/coffer.dev/serviceaccount/token',
+      audience: 'coffer',
+    });
     const withRef = connectionSpec.parse({
       ...base,
       auth: { kubernetes: login({ serviceAccountRef: { name: 'a', audiences: ['x'] } }) },

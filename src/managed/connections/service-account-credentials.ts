@@ -4,7 +4,9 @@
  *
  * Rules decided for security (docs/kinds/connection.md):
  * - `projected` is the operator's own identity: a ClusterConnection (made by a cluster
- *   administrator) may use it, a Connection only in the operator's own namespace;
+ *   administrator) may use it, a Connection only in the operator's own namespace; the file must
+ *   lie in the operator's projected-token directory and hold a JWT for the connection's
+ *   `projected.audience` (checked when it is read: `service-account-token.ts`);
  * - a Connection's `serviceAccountRef` names a ServiceAccount of its own namespace (its schema has
  *   no namespace field); a ClusterConnection's names its namespace.
  */
@@ -73,7 +75,7 @@ export function tokenSourceOf(
         'use serviceAccountRef with a ServiceAccount of this namespace, or a ClusterConnection',
     );
   }
-  return { kind: 'projected', path: projected.path };
+  return { kind: 'projected', path: projected.path, audience: projected.audience };
 }
 
 /** The credentials of a Kubernetes, JWT or OIDC login, or undefined when `auth` sets none. */

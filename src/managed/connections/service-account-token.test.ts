@@ -11,10 +11,11 @@ import {
 
 const T0 = 1_700_000_000_000;
 
-/** An unsigned JWT with the given claims (the supplier never verifies). */
+const part = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+
+/** A JWT for audience coffer with the given claims and a dummy signature (the supplier never verifies). */
 function jwt(claims: Record<string, unknown>, tag = ''): string {
-  const part = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
-  return `${part({ alg: 'none' })}.${part({ ...claims, tag })}.sig`;
+  return `${part({ alg: 'RS256' })}.${part({ aud: ['coffer'], ...claims, tag })}.sig`;
 }
 
 /** A token valid for `seconds` from `issuedAtMs`. */
@@ -56,10 +57,8 @@ const requested: TokenSource = {
   audiences: ['coffer'],
   expirationSeconds: 600,
 };
-const projected: TokenSource = {
-  kind: 'projected',
-  path: '/var/run/secrets/coffer.dev/serviceaccount/token',
-};
+const projectedPath = '/var/run/secrets/coffer.dev/serviceaccount/token';
+const projected: TokenSource = { kind: 'projected', path: projectedPath, audience: 'coffer' };
 
 describe('jwtLifetime and refreshTime', () => {
   it('read iat and exp without verifying; refresh at 80% of the lifetime', () => {
@@ -169,7 +168,53 @@ describe('serviceAccountTokenSupplier', () => {
       fakeTokens(() => '  '),
       () => T0,
     );
-    await expect(empty()).rejects.toThrow(`projected token file ${projected.path} is empty`);
+    await expect(empty()).rejects.toThrow(`projected token file ${projectedPath} is empty`);
+  });
+
+  it.each([
+    ['not a JWT', 'CANARY=secret-value', 'it is not three base64url parts separated by dots'],
+    ['a header without alg', `${part({ typ: 'JWT' })}.${part({ aud: 'coffer' })}.sig`, 'its header'],
+    ['a header that is not JSON', `Q0FOQVJZ.${part({ aud: 'coffer' })}.sig`, 'its header'],
+    ['a payload that is a list', `${part({ alg: 'RS256' })}.${part(['coffer'])}.sig`, 'its payload'],
+    ['an aud of numbers', `${part({ alg: 'RS256' })}.${part({ aud: [1] })}.sig`, 'its payload'],
+  ])(
+    'refuses a projected file holding %s (InvalidTokenFile) before any review, naming no content',
+    async (_what, content, rule) => {
+      const tokens = fakeTokens(() => content);
+      const error = await serviceAccountTokenSupplier(projected, tokens, () => T0)().catch((e: unknown) => e);
+      expect(error).toMatchObject({ problem: 'InvalidTokenFile' });
+      expect((error as Error).message).toContain(
+        `projected token file ${projectedPath} does not hold a JWT (${rule}`,
+      );
+      expect((error as Error).message).not.toMatch(/CANARY|secret-value|Q0FOQVJZ/);
+      expect(tokens.reviews).toEqual([]);
+    },
+  );
+
+  it('refuses a projected JWT without the audience the connection asks for (TokenAudienceMismatch)', async () => {
+    for (const aud of [['elsewhere'], 'elsewhere', undefined]) {
+      const token = `${part({ alg: 'RS256' })}.${part({ aud, exp: T0 / 1000 + 600 })}.sig`;
+      const tokens = fakeTokens(() => token);
+      const error = await serviceAccountTokenSupplier(projected, tokens, () => T0)().catch((e: unknown) => e);
+      expect(error).toMatchObject({ problem: 'TokenAudienceMismatch' });
+      expect((error as Error).message).toMatch(
+        /^the token of projected token file \S+ is not for audience coffer /,
+      );
+      expect((error as Error).message).not.toContain('elsewhere');
+      expect(tokens.reviews).toEqual([]);
+    }
+  });
+
+  it('accepts a projected JWT whose aud is a string or a list including the audience asked for', async () => {
+    for (const aud of ['vault', ['coffer-x', 'vault']]) {
+      const token = `${part({ alg: 'RS256' })}.${part({ aud, exp: T0 / 1000 + 600 })}.sig`;
+      const supply = serviceAccountTokenSupplier(
+        { ...projected, audience: 'vault' },
+        fakeTokens(() => token),
+        () => T0,
+      );
+      expect(await supply()).toBe(token);
+    }
   });
 
   it('passes the service’s failure through and tries again on the next call', async () => {

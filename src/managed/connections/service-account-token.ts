@@ -7,6 +7,11 @@
  * without verifying), a projected file's for 5 minutes at most, and then re-read or re-requested;
  * `fresh` (after a login 401) always fetches anew. One fetch at a time per supplier.
  *
+ * A projected file must hold a JWT (three base64url parts, a JSON header naming its `alg`, a JSON
+ * payload) whose `aud` includes the audience the connection asks for (`projected.audience`);
+ * otherwise it is never sent (reasons `InvalidTokenFile`, `TokenAudienceMismatch`). Which files
+ * may be read at all is the `ServiceAccountTokenService`'s rule (`--projected-token-dir`).
+ *
  * Confused-deputy guard: before a new token is first handed out, a TokenReview without audiences
  * asks the Kubernetes API server whether it accepts the token itself. If it does, the token is
  * never sent (reason `AudienceNotAllowed`): otherwise a namespace user could point `spec.url` at a
@@ -16,9 +21,15 @@
  */
 import type { JwtSupplier } from '../../client/index.ts';
 import type { ServiceAccountTokenService } from '../kind-services.ts';
+import { jwtShape } from './jwt-shape.ts';
 
 /** Why no token can be handed out; the connection kinds map each to a condition reason. */
-export type TokenProblem = 'TokenSourceNotAllowed' | 'AudienceNotAllowed' | 'ServiceAccountTokenUnavailable';
+export type TokenProblem =
+  | 'TokenSourceNotAllowed'
+  | 'InvalidTokenFile'
+  | 'TokenAudienceMismatch'
+  | 'AudienceNotAllowed'
+  | 'ServiceAccountTokenUnavailable';
 
 /** No usable ServiceAccount token. The message names the source, never a token. */
 export class ServiceAccountTokenError extends Error {
@@ -32,7 +43,7 @@ export class ServiceAccountTokenError extends Error {
 
 /** Where the token comes from, with the ServiceAccount's namespace resolved. */
 export type TokenSource =
-  | { readonly kind: 'projected'; readonly path: string }
+  | { readonly kind: 'projected'; readonly path: string; readonly audience: string }
   | {
       readonly kind: 'serviceAccount';
       readonly namespace: string;
@@ -151,7 +162,27 @@ async function obtain(source: TokenSource, tokens: ServiceAccountTokenService): 
       `${describeSource(source)} is empty`,
     );
   }
+  if (source.kind === 'projected') checkProjectedToken(source, trimmed);
   return trimmed;
+}
+
+/** Throws unless `token` (read from `source`'s file) is a JWT for the audience the connection asks for. */
+function checkProjectedToken(source: TokenSource & { kind: 'projected' }, token: string): void {
+  const shape = jwtShape(token);
+  if ('problem' in shape) {
+    throw new ServiceAccountTokenError(
+      'InvalidTokenFile',
+      `${describeSource(source)} does not hold a JWT (${shape.problem}), so it is never sent`,
+    );
+  }
+  if (!shape.audiences.includes(source.audience)) {
+    throw new ServiceAccountTokenError(
+      'TokenAudienceMismatch',
+      `the token of ${describeSource(source)} is not for audience ${source.audience} (its aud claim does not ` +
+        'include it), so it is never sent: project the token for that audience, or set projected.audience to ' +
+        'the audience the identity’s auth expects',
+    );
+  }
 }
 
 async function guard(source: TokenSource, tokens: ServiceAccountTokenService, token: string): Promise<void> {
