@@ -17,6 +17,7 @@ import type {
   Update,
 } from '../../managed/external-client.ts';
 import { naturalKeyMatch } from '../../managed/external-client.ts';
+import { identityProtection } from '../../managed/ownership.ts';
 import { isObserveOnly } from '../../managed/spec.ts';
 import type { OperatorServices } from '../kind-controller.ts';
 import { bindingFor } from './binding.ts';
@@ -121,7 +122,8 @@ function identityAuthClient(
     // Revoking a method also revokes every credential issued through it.
     delete: (obj, ctx) => revokeAll(client, obj, ctx),
     // Attaching, changing or revoking a method of a protected identity could lock it out.
-    protectedReason: (_obj, ctx) => deps.protectedIdentities?.get(ctx.references.identityId),
+    protection: (_obj, ctx) =>
+      identityProtection(deps.protectedIdentities, ctx.references.identityId, ctx.references.identity),
     async findByNaturalKey(obj, ctx) {
       const binding = bindingFor(client, obj.spec.method);
       const observed = await binding.get(ctx.references.identityId, { signal: ctx.signal });
