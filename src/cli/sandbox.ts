@@ -115,7 +115,9 @@ function printOutcome(sandbox: Sandbox, ready: boolean, states: readonly Resourc
   const expected = states.length - waiting;
   console.log('');
   if (ready) {
-    console.log(`All ${expected} resources Ready and Synced ${seconds} s after start (${phaseText(sandbox)}).`);
+    console.log(
+      `All ${expected} resources Ready and Synced ${seconds} s after start (${phaseText(sandbox)}).`,
+    );
   } else {
     console.log(`Not everything is Ready and Synced ${seconds} s after start. Failing conditions:`);
     for (const line of failureLines(states)) console.log(`  ${line}`);

@@ -201,7 +201,9 @@ export function assertMayWrite<Spec extends ManagedSpecFields, Refs, Status exte
   const protection = client.protection?.(view(run), context);
   if (!protection || createdBy(protection.creator, protection.id)) return;
   if (isAnnotationTrue(run.obj, ANNOTATION_MANAGE_PROTECTED)) return;
-  const creator = protection.creator ? ` and ${nameOf(protection.creator, run.obj.metadata.uid)} did not create it` : '';
+  const creator = protection.creator
+    ? ` and ${nameOf(protection.creator, run.obj.metadata.uid)} did not create it`
+    : '';
   throw new TerminalError(
     PROTECTED_OBJECT,
     `${protection.reason}${creator}: Coffer never changes or deletes it unless the resource names it by id ` +

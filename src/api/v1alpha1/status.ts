@@ -82,7 +82,7 @@ export const managedStatusFields = {
     .max(256)
     .optional()
     .describe(
-      'Id of the service object this resource created itself (not adopted), recorded by the operator after the create. An identity a resource created stays that resource\'s to manage even when protected (a Connection authenticates as it).',
+      "Id of the service object this resource created itself (not adopted), recorded by the operator after the create. An identity a resource created stays that resource's to manage even when protected (a Connection authenticates as it).",
     ),
 };
 
