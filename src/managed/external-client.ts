@@ -173,7 +173,7 @@ export interface ExternalClient<Spec, Refs, Status extends AdapterStatus = Adapt
    * Optional: the protection of the object this resource writes to (e.g. the identity a
    * Connection authenticates as), or undefined when it is not protected. Consulted only before a
    * create, update or delete; the rule is `ownership.ts`'s (rule 4). Build it with
-   * `identityProtection` (`ownership.ts`).
+   * `identityProtection` (below).
    */
   protection?(obj: ManagedObject<Spec>, ctx: ExternalContext<Refs>): Protection | undefined;
   /**
@@ -229,4 +229,18 @@ export function naturalKeyMatch(object: {
   readonly createdAt?: string | undefined;
 }): NaturalKeyMatch {
   return object.createdAt === undefined ? { id: object.id } : { id: object.id, createdAt: object.createdAt };
+}
+
+/**
+ * The protection of identity `id` (undefined when `protectedIdentities` does not name it), with
+ * the resource that may have created it: the resource itself for an Identity, the Identity its
+ * `identityRef` names for a kind acting on an identity.
+ */
+export function identityProtection(
+  protectedIdentities: ReadonlyMap<string, string> | undefined,
+  id: string | undefined,
+  creator: Creator | undefined,
+): Protection | undefined {
+  const reason = id === undefined ? undefined : protectedIdentities?.get(id);
+  return id !== undefined && reason !== undefined ? { reason, id, creator } : undefined;
 }

@@ -47,7 +47,6 @@ import type {
   ManagedObject,
   ManagedSpecFields,
   NaturalKeyMatch,
-  Protection,
 } from './external-client.ts';
 import { view, type Run } from './run.ts';
 import { isObserveOnly } from './spec.ts';
@@ -158,20 +157,6 @@ export function recoveryMatch(
         `was created, so Coffer cannot tell whether this resource made it: ${hint}`,
     );
   return only.id;
-}
-
-/**
- * The protection of identity `id` (undefined when `protectedIdentities` does not name it), with
- * the resource that may have created it: the resource itself for an Identity, the Identity its
- * `identityRef` names for a kind acting on an identity.
- */
-export function identityProtection(
-  protectedIdentities: ReadonlyMap<string, string> | undefined,
-  id: string | undefined,
-  creator: Creator | undefined,
-): Protection | undefined {
-  const reason = id === undefined ? undefined : protectedIdentities?.get(id);
-  return id !== undefined && reason !== undefined ? { reason, id, creator } : undefined;
 }
 
 /** True when `creator` recorded that it created the object `id` itself (`status.createdId`). */

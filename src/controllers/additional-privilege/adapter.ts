@@ -18,7 +18,7 @@ import type {
   ManagedObject,
   Observation,
 } from '../../managed/external-client.ts';
-import { identityProtection } from '../../managed/ownership.ts';
+import { identityProtection } from '../../managed/external-client.ts';
 import { TransientError } from '../../runtime/errors.ts';
 import type { OperatorServices } from '../kind-controller.ts';
 import { guarded, getPrivilege, matchesBySlug, requireMembership, type LookupScope } from './lookup.ts';

@@ -16,8 +16,7 @@ import type {
   Observation,
   Update,
 } from '../../managed/external-client.ts';
-import { naturalKeyMatch } from '../../managed/external-client.ts';
-import { identityProtection } from '../../managed/ownership.ts';
+import { identityProtection, naturalKeyMatch } from '../../managed/external-client.ts';
 import { isObserveOnly } from '../../managed/spec.ts';
 import type { OperatorServices } from '../kind-controller.ts';
 import { bindingFor } from './binding.ts';
@@ -114,7 +113,7 @@ async function update(deps: AdapterDeps, obj: Obj, ctx: Context): Promise<Update
 function identityAuthClient(
   deps: AdapterDeps,
 ): ExternalClient<IdentityAuthSpec, IdentityAuthRefs, IdentityAuthStatusFields> {
-  const { client, services } = deps;
+  const { client, services, protectedIdentities: protectedIds } = deps;
   return {
     observe: (obj, ctx) => observe(deps, obj, ctx),
     create: (obj, ctx) => create(deps, obj, ctx),
@@ -122,8 +121,7 @@ function identityAuthClient(
     // Revoking a method also revokes every credential issued through it.
     delete: (obj, ctx) => revokeAll(client, obj, ctx),
     // Attaching, changing or revoking a method of a protected identity could lock it out.
-    protection: (_obj, ctx) =>
-      identityProtection(deps.protectedIdentities, ctx.references.identityId, ctx.references.identity),
+    protection: (_obj, { references: r }) => identityProtection(protectedIds, r.identityId, r.identity),
     async findByNaturalKey(obj, ctx) {
       const binding = bindingFor(client, obj.spec.method);
       const observed = await binding.get(ctx.references.identityId, { signal: ctx.signal });

@@ -11,8 +11,7 @@
  */
 import type { IdentitySpec } from '../../api/v1alpha1/index.ts';
 import type { ExternalClient, ManagedAdapter, ManagedObject } from '../../managed/external-client.ts';
-import { naturalKeyMatch } from '../../managed/external-client.ts';
-import { identityProtection } from '../../managed/ownership.ts';
+import { identityProtection, naturalKeyMatch } from '../../managed/external-client.ts';
 import { isObserveOnly } from '../../managed/spec.ts';
 import type { OperatorServices, ResolvedConnection } from '../kind-controller.ts';
 import { findIdentity, identitiesNamed, organizationOf } from './lookup.ts';
