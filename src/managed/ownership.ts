@@ -172,10 +172,10 @@ function nameOf(creator: Creator, ownUid: string | undefined): string {
 }
 
 /**
- * Rule 4: throws `ProtectedObject` when the adapter reports the object protected, the resource
- * that created it (if any) is not the one named as its creator, and the resource did not opt in.
- * Call it only right before a create, update or delete. ObserveOnly resources are never refused
- * (they do not write).
+ * Rule 4: throws `ProtectedObject` when the adapter reports the object protected, its creator
+ * (the resource itself, or the Identity it acts through) did not record creating it, and the
+ * resource did not opt in. Call it only right before a create, update or delete. ObserveOnly
+ * resources are never refused (they do not write).
  */
 export function assertMayWrite<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
   run: Run<Spec, Refs, Status>,
