@@ -2,15 +2,15 @@
  * `coffer sandbox` (`npm run sandbox`): a complete local playground in one command. Starts a local
  * control plane (building the binaries on first use), installs the CRDs, starts a devserver,
  * bootstraps it through a Bootstrap resource, runs the operator in-process and applies
- * `config/samples/`; shows every resource's Ready/Synced state until all are Ready (a table redrawn
+ * `config/samples/`; shows every resource's Ready/Synced state until all are Ready and Synced (a table redrawn
  * in place on a terminal, one line per change otherwise), then the kubeconfig and commands to
  * try. Runs until Ctrl-C, then stops everything and removes its temporary files.
  *
  *   coffer sandbox [--kubeconfig PATH] [--data-dir DIR] [--namespace default] [--timeout 3m]
  *                  [--log-level info] [--exit-when-ready]
  *
- * Exit status: 0 after Ctrl-C once all were Ready (or with --exit-when-ready), 1 when the
- * resources did not get Ready in time or start-up failed, 2 for bad flags.
+ * Exit status: 0 after Ctrl-C once all were Ready and Synced (or with --exit-when-ready), 1 when
+ * the resources did not get there in time or start-up failed, 2 for bad flags.
  */
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
@@ -27,9 +27,9 @@ const USAGE = `usage: coffer sandbox [--kubeconfig PATH] [--data-dir DIR] [--nam
   --kubeconfig PATH   use this cluster (its current context) instead of a local control plane
   --data-dir DIR      keep the devserver's state and the operator log in DIR across runs
   --namespace NAME    namespace of the samples (default: default)
-  --timeout DURATION  how long to wait for all resources to be Ready (default: 3m)
+  --timeout DURATION  how long to wait for all resources to be Ready and Synced (default: 3m)
   --log-level LEVEL   operator log level: debug, info, warn, error (default: info)
-  --exit-when-ready   stop and exit once everything is Ready (for scripts and timing)`;
+  --exit-when-ready   stop and exit once everything is Ready and Synced (for scripts and timing)`;
 
 const logLevels = ['debug', 'info', 'warn', 'error'] as const;
 
@@ -115,9 +115,11 @@ function printOutcome(sandbox: Sandbox, ready: boolean, states: readonly Resourc
   const expected = states.length - waiting;
   console.log('');
   if (ready) {
-    console.log(`All ${expected} resources Ready ${seconds} s after start (${phaseText(sandbox)}).`);
+    console.log(
+      `All ${expected} resources Ready and Synced ${seconds} s after start (${phaseText(sandbox)}).`,
+    );
   } else {
-    console.log(`Not everything is Ready ${seconds} s after start. Failing conditions:`);
+    console.log(`Not everything is Ready and Synced ${seconds} s after start. Failing conditions:`);
     for (const line of failureLines(states)) console.log(`  ${line}`);
   }
   if (waiting > 0)

@@ -5,7 +5,9 @@
  *    a patch guarded by resourceVersion: if our cache is stale (an id may already be recorded),
  *    this fails with 409 and nothing is created.
  * 2. Call `create`.
- * 3. Record the returned id and clear the mark in one merge patch, retried a few times.
+ * 3. Record the returned id and clear the mark in one merge patch, retried a few times; then,
+ *    for kinds whose objects can be protected, `status.createdId`: this resource created it
+ *    (ownership.ts, rule 4; an object recovered as below is not marked as created).
  *
  * Adapters whose id is known before the create and whose create is idempotent
  * (`idBeforeCreate`) record the id in step 1 instead of the mark, and skip step 3.
@@ -30,6 +32,7 @@ import type {
   ExternalClient,
   ExternalContext,
   ManagedSpecFields,
+  ManagedStatus,
   SecretOutputs,
 } from './external-client.ts';
 import { recoveryMatch } from './ownership.ts';
@@ -42,6 +45,8 @@ export interface ExternalState<Status extends AdapterStatus> {
   readonly id: string;
   readonly status?: Status;
   readonly secretData?: SecretOutputs;
+  /** True when this reconcile created the object (recorded as `status.createdId`). */
+  readonly created?: boolean;
 }
 
 type AnyRun<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus> = Run<Spec, Refs, Status>;
@@ -64,16 +69,35 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** Generic status fields written at once beside the id (see `urgentStatus`). */
+type UrgentStatus = Pick<ManagedStatus, 'id' | 'createdId'>;
+
+/**
+ * The generic status fields to write right after recording `id` rather than with the rest of the
+ * status at the end of the reconcile: `status.createdId` after this resource's own create, for
+ * kinds whose objects can be protected (an object it created stays its to manage, ownership.ts
+ * rule 4); `status.id` through a ClusterConnection (until it is there, the resource counts as
+ * adopting, which such a connection may refuse). Undefined when nothing is urgent. (With an id
+ * known before the create, `status.createdId` comes with the rest of the status.)
+ */
+function urgentStatus<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
+  run: AnyRun<Spec, Refs, Status>,
+  id: string,
+  createdBy: ExternalClient<Spec, Refs, Status> | undefined,
+): UrgentStatus | undefined {
+  if (createdBy?.protection) return { id, createdId: id };
+  return run.spec?.connectionRef?.kind === 'ClusterConnection' ? { id } : undefined;
+}
+
 /**
  * Records `id` in `coffer.dev/external-id` and clears `coffer.dev/create-pending` with one
  * unguarded merge patch (it must not lose a conflict race: the id is the only link to the
- * object just created), retried after each of `persistRetryDelaysMs`. Through a ClusterConnection
- * the id also goes into `status.id` at once: until it is there, the resource counts as adopting
- * (ownership.ts), which such a connection may refuse.
+ * object just created), retried after each of `persistRetryDelaysMs`; then `urgent` in status.
  */
-export async function persistExternalId<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
+async function persistExternalId<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
   run: AnyRun<Spec, Refs, Status>,
   id: string,
+  urgent: UrgentStatus | undefined,
 ): Promise<void> {
   const patch = {
     metadata: { annotations: { [ANNOTATION_EXTERNAL_ID]: id, [ANNOTATION_CREATE_PENDING]: null } },
@@ -84,7 +108,7 @@ export async function persistExternalId<Spec extends ManagedSpecFields, Refs, St
     if (delay > 0) await sleep(delay, run.context.signal);
     try {
       run.obj = await run.settings.patcher.mergePatch(refOf(run.obj), patch);
-      if (run.spec?.connectionRef?.kind === 'ClusterConnection') await recordOwnId(run, id);
+      if (urgent) await recordInStatus(run, urgent);
       return;
     } catch (error) {
       lastError = error;
@@ -100,15 +124,15 @@ export async function persistExternalId<Spec extends ManagedSpecFields, Refs, St
   );
 }
 
-async function recordOwnId<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
+/** Writes `fields` into status, best effort: the end of the reconcile writes them again. */
+async function recordInStatus<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
   run: AnyRun<Spec, Refs, Status>,
-  id: string,
+  fields: UrgentStatus,
 ): Promise<void> {
   try {
-    run.obj = await run.settings.patcher.mergePatchStatus(refOf(run.obj), { status: { id } });
+    run.obj = await run.settings.patcher.mergePatchStatus(refOf(run.obj), { status: fields });
   } catch (error) {
-    // The end of the reconcile writes it again with the rest of the status.
-    run.context.log.warn({ err: error, externalId: id }, 'cannot record external id in status yet');
+    run.context.log.warn({ err: error, externalId: fields.id }, 'cannot record external id in status yet');
   }
 }
 
@@ -155,7 +179,8 @@ export async function createExternal<Spec extends ManagedSpecFields, Refs, Statu
     if (!knownId && definitelyNotPerformed(error)) await clearPendingMark(run);
     throw error;
   }
-  if (creation.externalId !== knownId) await persistExternalId(run, creation.externalId);
+  if (creation.externalId !== knownId)
+    await persistExternalId(run, creation.externalId, urgentStatus(run, creation.externalId, client));
   const replaced = previousId ? ` (the previous object ${previousId} was not found)` : '';
   run.events.push({
     type: 'Normal',
@@ -163,7 +188,12 @@ export async function createExternal<Spec extends ManagedSpecFields, Refs, Statu
     message: `created external object ${creation.externalId}${replaced}`,
   });
   run.events.push(...(creation.events ?? []));
-  return { id: creation.externalId, status: creation.status, secretData: creation.secretData };
+  return {
+    id: creation.externalId,
+    status: creation.status,
+    secretData: creation.secretData,
+    created: true,
+  };
 }
 
 /**
@@ -192,7 +222,7 @@ export async function recoverInterruptedCreate<
   const matches = await client.findByNaturalKey(view(run), context);
   const only = recoveryMatch(run.obj, matches, run.settings.createClockSkewMs);
   if (only === undefined) return undefined;
-  await persistExternalId(run, only);
+  await persistExternalId(run, only, urgentStatus(run, only, undefined));
   run.events.push({
     type: 'Normal',
     reason: 'AdoptedExternal',

@@ -14,7 +14,7 @@
 import type { Logger } from 'pino';
 import type { Condition } from '../runtime/conditions.ts';
 import type { EventInput } from '../runtime/events.ts';
-import type { ObjectMeta } from '../runtime/object-meta.ts';
+import type { KubeObject, ObjectMeta } from '../runtime/object-meta.ts';
 import type { SecretOutput } from '../runtime/secret-writer.ts';
 import type { Reason } from '../runtime/reasons.ts';
 
@@ -37,6 +37,11 @@ export interface ManagedSpecFields {
 export interface ManagedStatus {
   /** External id (also in the `coffer.dev/external-id` annotation). */
   id?: string;
+  /**
+   * The external id of the object this resource created itself (not adopted), recorded by the
+   * operator right after the create; an object it created stays its to manage (`ownership.ts`).
+   */
+  createdId?: string;
   observedGeneration?: number;
   conditions?: Condition[];
   /** The last `coffer.dev/reconcile-requested-at` value handled. */
@@ -129,6 +134,25 @@ export interface NotReady {
   readonly message: string;
 }
 
+/** Why an object a resource would write to is protected, and which resource may have created it. */
+export interface Protection {
+  /** Why, e.g. "identity X is the identity Connection a/b authenticates as". */
+  readonly reason: string;
+  /** The id of the protected object (the identity). */
+  readonly id: string;
+  /**
+   * The resource whose `status.createdId` says whether Coffer created the protected object for
+   * it: the resource itself, or the resource it acts through (the Identity its `identityRef`
+   * names). Undefined when that resource is not at hand (gone while a dependent is deleted).
+   */
+  readonly creator: Creator | undefined;
+}
+
+/** A resource as `Protection.creator` needs it (a managed resource, or one read from a cache). */
+export interface Creator extends KubeObject {
+  readonly status?: Pick<ManagedStatus, 'createdId'>;
+}
+
 /** Talks to the service for one kind. Obtained per reconcile from `ManagedAdapter.connect`. */
 export interface ExternalClient<Spec, Refs, Status extends AdapterStatus = AdapterStatus> {
   /** Reads the service object (by `ctx.externalId`, or by natural key when it has none). */
@@ -146,12 +170,12 @@ export interface ExternalClient<Spec, Refs, Status extends AdapterStatus = Adapt
    */
   findByNaturalKey(obj: ManagedObject<Spec>, ctx: ExternalContext<Refs>): Promise<readonly NaturalKeyMatch[]>;
   /**
-   * Optional: why the object this resource writes to is protected (e.g. "identity X is the
-   * identity Connection a/b authenticates as"), or undefined when it is not. A protected object
-   * is never created into, changed or deleted unless the resource names it by id and sets
-   * `coffer.dev/manage-protected: "true"` (see `ownership.ts`).
+   * Optional: the protection of the object this resource writes to (e.g. the identity a
+   * Connection authenticates as), or undefined when it is not protected. Consulted only before a
+   * create, update or delete; the rule is `ownership.ts`'s (rule 4). Build it with
+   * `identityProtection` (below).
    */
-  protectedReason?(obj: ManagedObject<Spec>, ctx: ExternalContext<Refs>): string | undefined;
+  protection?(obj: ManagedObject<Spec>, ctx: ExternalContext<Refs>): Protection | undefined;
   /**
    * Optional, for objects whose id follows from the spec and references and whose `create` may
    * run twice without harm (a folder of keys): the id `create` will return. The reconciler then
@@ -205,4 +229,18 @@ export function naturalKeyMatch(object: {
   readonly createdAt?: string | undefined;
 }): NaturalKeyMatch {
   return object.createdAt === undefined ? { id: object.id } : { id: object.id, createdAt: object.createdAt };
+}
+
+/**
+ * The protection of identity `id` (undefined when `protectedIdentities` does not name it), with
+ * the resource that may have created it: the resource itself for an Identity, the Identity its
+ * `identityRef` names for a kind acting on an identity.
+ */
+export function identityProtection(
+  protectedIdentities: ReadonlyMap<string, string> | undefined,
+  id: string | undefined,
+  creator: Creator | undefined,
+): Protection | undefined {
+  const reason = id === undefined ? undefined : protectedIdentities?.get(id);
+  return id !== undefined && reason !== undefined ? { reason, id, creator } : undefined;
 }

@@ -191,6 +191,66 @@ describe('managed reconciler: protected objects', () => {
     expect(t.service.writes()).toEqual([]);
   });
 
+  it('does not refuse while nothing is to be written, and refuses once an update is due', async () => {
+    const { t, id } = withProtected({}, { size: 7 });
+    expect((await t.reconcile('a')).error).toBeUndefined();
+    expect(t.condition('a', 'Synced')?.status).toBe('True');
+    expect(t.get('a')?.status?.id).toBe(id);
+    expect(t.get('a')?.status?.createdId).toBeUndefined();
+    t.store.edit({ namespace: ns, name: 'a' }, (o) => {
+      (o.spec as { size: number }).size = 3;
+    });
+    expect((await t.reconcile('a')).error).toMatchObject({ reason: 'ProtectedObject' });
+    expect(t.service.writes()).toEqual([]);
+  });
+
+  it('lets the resource that created the object manage and delete it after it became protected', async () => {
+    const t = setup();
+    t.create('a', { name: 'alpha', size: 3 });
+    await t.reconcile('a');
+    const id = t.get('a')?.status?.id ?? '';
+    // Recorded right after the id, before the end of the reconcile writes the rest of status.
+    expect(t.store.writes.slice(0, 3)).toEqual(['jsonPatch', 'mergePatch', 'status']);
+    expect(t.get('a')?.status?.createdId).toBe(id);
+    t.service.widgets.get(id)!.protectedBy = why;
+    t.store.edit({ namespace: ns, name: 'a' }, (o) => {
+      (o.spec as { size: number }).size = 4;
+    });
+    expect((await t.reconcile('a')).error).toBeUndefined();
+    expect(t.condition('a', 'Synced')?.status).toBe('True');
+    expect(t.service.widgets.get(id)?.size).toBe(4);
+    t.store.delete({ namespace: ns, name: 'a' });
+    await t.reconcile('a');
+    expect(t.service.widgets.has(id)).toBe(false);
+  });
+
+  it('protects another object the annotation names later, although the resource created one', async () => {
+    const t = setup();
+    t.create('a', { name: 'alpha', size: 3 });
+    await t.reconcile('a');
+    const other = t.service.insert({ name: 'alpha', size: 7, protectedBy: why });
+    t.store.edit({ namespace: ns, name: 'a' }, (o) => {
+      o.metadata.annotations = { ...o.metadata.annotations, [ANNOTATION_EXTERNAL_ID]: other };
+    });
+    expect((await t.reconcile('a')).error).toMatchObject({ reason: 'ProtectedObject' });
+    expect(t.service.widgets.get(other)?.size).toBe(7);
+  });
+
+  it('does not count an object recovered after an interrupted create as created', async () => {
+    const t = setup();
+    const recovered = t.service.insert({
+      name: 'alpha',
+      size: 1,
+      createdAt: '2026-01-01T00:00:03Z',
+      protectedBy: why,
+    });
+    t.create('a', { name: 'alpha', size: 3 }, { [ANNOTATION_CREATE_PENDING]: mark });
+    expect((await t.reconcile('a')).error).toMatchObject({ reason: 'ProtectedObject' });
+    expect(t.get('a')?.metadata.annotations?.[ANNOTATION_EXTERNAL_ID]).toBe(recovered);
+    expect(t.get('a')?.status?.createdId).toBeUndefined();
+    expect(t.service.writes()).toEqual([]);
+  });
+
   it('manages it with the opt-in annotation', async () => {
     const { t, id } = withProtected({ [ANNOTATION_MANAGE_PROTECTED]: 'true' });
     await t.reconcile('a');

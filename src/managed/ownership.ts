@@ -13,9 +13,17 @@
  *    namespaces its `spec.adoption.allowedNamespaces` admits (checked in the connection resolver,
  *    reason `AdoptionNotAllowed`).
  * 4. **Protected objects** (an identity some Connection authenticates as, or one a Bootstrap
- *    created; the adapter says which via `protectedReason`) are never created into, changed or
- *    deleted unless the resource sets `coffer.dev/manage-protected: "true"`; `ObserveOnly` may
- *    always observe them. Reason `ProtectedObject`.
+ *    created; the adapter says which via `protection`) are never created into, changed or
+ *    deleted unless the resource sets `coffer.dev/manage-protected: "true"`, with one exception:
+ *    an identity a resource created itself stays that resource's to manage, and so do the
+ *    resources that act on it through that resource (`identityRef`). "Created itself" is
+ *    `status.createdId`, written by the operator only after its own create returned the id
+ *    (status is never written by users); an object adopted by annotation, or recovered after an
+ *    interrupted create (rule 2 trusts an annotation anyone may write), stays protected. The
+ *    check runs only when a create, update or delete is about to happen: a reconcile with nothing
+ *    to write never reports a refusal, and `ObserveOnly` may always observe. Reason
+ *    `ProtectedObject`. The operator records `status.createdId` one write after the id itself;
+ *    stopped in between, it counts the object as adopted (protected, the opt-in lifts it).
  *
  * A resource being deleted whose object it was never allowed to manage (rules 3 and 4) leaves
  * the object in place and lets go.
@@ -33,6 +41,7 @@ import {
 } from '../runtime/object-meta.ts';
 import type {
   AdapterStatus,
+  Creator,
   ExternalClient,
   ExternalContext,
   ManagedObject,
@@ -150,9 +159,23 @@ export function recoveryMatch(
   return only.id;
 }
 
+/** True when `creator` recorded that it created the object `id` itself (`status.createdId`). */
+export function createdBy(creator: Creator | undefined, id: string): boolean {
+  return creator?.status?.createdId === id;
+}
+
+/** How a refusal names the creator: "this resource", or its kind and name. */
+function nameOf(creator: Creator, ownUid: string | undefined): string {
+  const uid = creator.metadata?.uid;
+  if (uid !== undefined && uid === ownUid) return 'this resource';
+  return `${creator.kind ?? 'the resource'} ${creator.metadata?.name ?? ''}`;
+}
+
 /**
- * Rule 4: throws `ProtectedObject` when the adapter reports the object protected and the
- * resource did not opt in. ObserveOnly resources are never refused (they do not write).
+ * Rule 4: throws `ProtectedObject` when the adapter reports the object protected, its creator
+ * (the resource itself, or the Identity it acts through) did not record creating it, and the
+ * resource did not opt in. Call it only right before a create, update or delete. ObserveOnly
+ * resources are never refused (they do not write).
  */
 export function assertMayWrite<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
   run: Run<Spec, Refs, Status>,
@@ -160,11 +183,15 @@ export function assertMayWrite<Spec extends ManagedSpecFields, Refs, Status exte
   context: ExternalContext<Refs>,
 ): void {
   if (isObserveOnly(run.spec)) return;
-  const reason = client.protectedReason?.(view(run), context);
-  if (!reason || isAnnotationTrue(run.obj, ANNOTATION_MANAGE_PROTECTED)) return;
+  const protection = client.protection?.(view(run), context);
+  if (!protection || createdBy(protection.creator, protection.id)) return;
+  if (isAnnotationTrue(run.obj, ANNOTATION_MANAGE_PROTECTED)) return;
+  const creator = protection.creator
+    ? ` and ${nameOf(protection.creator, run.obj.metadata.uid)} did not create it`
+    : '';
   throw new TerminalError(
     PROTECTED_OBJECT,
-    `${reason}: Coffer never changes or deletes it unless the resource names it by id ` +
+    `${protection.reason}${creator}: Coffer never changes or deletes it unless the resource names it by id ` +
       `(${ANNOTATION_EXTERNAL_ID}) and sets ${ANNOTATION_MANAGE_PROTECTED}: "true"; ` +
       'use managementPolicy ObserveOnly to only observe it',
   );

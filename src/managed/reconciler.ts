@@ -76,7 +76,11 @@ async function reconcileRun<Spec extends ManagedSpecFields, Refs, Status extends
   if (specError) throw specError;
   const state = await syncExternal(run);
   const observeOnly = run.spec?.managementPolicy === 'ObserveOnly';
-  await finish(run, observeOnly ? observed : synced, { id: state.id, adapterStatus: state.status });
+  await finish(run, observeOnly ? observed : synced, {
+    id: state.id,
+    ...(state.created ? { createdId: state.id } : {}),
+    adapterStatus: state.status,
+  });
   const poll = jitter(run.pollIntervalMs, run.settings.jitterFactor, run.settings.random);
   const hint = run.requeueHintMs;
   return { requeueAfterMs: hint !== undefined && hint >= 0 && hint < poll ? Math.max(hint, 1) : poll };

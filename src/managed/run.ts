@@ -108,11 +108,19 @@ export function view<Spec extends ManagedSpecFields, Refs, Status extends Adapte
   return { ...run.obj, spec: run.spec };
 }
 
-const genericStatusKeys = new Set(['id', 'observedGeneration', 'conditions', 'lastHandledReconcileAt']);
+const genericStatusKeys = new Set([
+  'id',
+  'createdId',
+  'observedGeneration',
+  'conditions',
+  'lastHandledReconcileAt',
+]);
 
 /** What a finished reconcile knows besides conditions. */
 export interface StatusParts {
   readonly id?: string;
+  /** The id of an object this reconcile created (kept from the previous status otherwise). */
+  readonly createdId?: string;
   /** Replaces the previous adapter fields when given; otherwise they are kept. */
   readonly adapterStatus?: AdapterStatus;
 }
@@ -129,6 +137,8 @@ export function composeStatus(
   }
   const id = parts.id ?? previous.id;
   if (id !== undefined) status.id = id;
+  const createdId = parts.createdId ?? previous.createdId;
+  if (createdId !== undefined) status.createdId = createdId;
   if (parts.generation !== undefined) status.observedGeneration = parts.generation;
   status.conditions = parts.conditions;
   const handledAt = parts.handledAt ?? previous.lastHandledReconcileAt;

@@ -68,6 +68,8 @@ async function whenMissing<Spec extends ManagedSpecFields, Refs, Status extends 
       run.pollIntervalMs,
     );
   }
+  run.step = 'create';
+  assertMayWrite(run, client, context);
   return createExternal(run, client, context, context.externalId);
 }
 
@@ -78,13 +80,15 @@ async function whenExists<Spec extends ManagedSpecFields, Refs, Status extends A
   observation: Exists<Status>,
 ): Promise<ExternalState<Status>> {
   const id = context.externalId;
+  const mustUpdate = !observation.upToDate && !isObserveOnly(run.spec);
+  if (mustUpdate) {
+    run.step = 'update';
+    assertMayWrite(run, client, context);
+  }
   if (run.obj.status?.id !== id) {
     run.events.push({ type: 'Normal', reason: 'AdoptedExternal', message: `adopted external object ${id}` });
   }
-  if (observation.upToDate || isObserveOnly(run.spec)) {
-    return { id, status: observation.status, secretData: observation.secretData };
-  }
-  run.step = 'update';
+  if (!mustUpdate) return { id, status: observation.status, secretData: observation.secretData };
   const update = await client.update(view(run), context);
   const what = observation.diff ? `: ${observation.diff}` : '';
   run.events.push({
@@ -162,7 +166,6 @@ export async function syncExternal<Spec extends ManagedSpecFields, Refs, Status 
     if (adopted) context = { ...context, externalId: adopted };
   }
   const observation = await observeOwn(run, client, context);
-  assertMayWrite(run, client, context);
   if (observation.exists && !observeOnly) {
     run.step = 'finalize';
     run.obj = await ensureFinalizer(run.settings.patcher, run.obj);

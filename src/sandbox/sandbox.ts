@@ -11,7 +11,7 @@ import { resourceKey } from './blocked.ts';
 import { saveBootstrapOutput, saveExternalIds } from './data-dir.ts';
 import type { SandboxCluster } from './cluster-source.ts';
 import type { SamplePlan } from './samples.ts';
-import { allReady, readStates, type ResourceState } from './status.ts';
+import { allSettled, readStates, type ResourceState } from './status.ts';
 
 /** Options of {@link Sandbox.waitUntilReady}. */
 export interface WaitOptions {
@@ -84,8 +84,9 @@ export class Sandbox {
   }
 
   /**
-   * Polls until every resource that can get Ready in this build is Ready (`ready: true`) or `timeoutMs`
-   * passes (`ready: false`); returns the last states. With a `dataDir`, a Ready run saves the
+   * Polls until every resource that can get Ready in this build is Ready and Synced for its
+   * current generation (`ready: true`) or `timeoutMs` passes (`ready: false`); returns the last
+   * states. With a `dataDir`, a Ready run saves the
    * Bootstrap's output there for the next run.
    */
   async waitUntilReady(options: WaitOptions): Promise<{ ready: boolean; states: ResourceState[] }> {
@@ -98,7 +99,7 @@ export class Sandbox {
       } catch {
         // A failed poll (API server busy) is retried; the deadline still applies.
       }
-      if (states && allReady(states)) {
+      if (states && allSettled(states)) {
         await this.#saveForNextRun(states);
         return { ready: true, states };
       }

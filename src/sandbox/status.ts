@@ -2,6 +2,8 @@
  * The state of the sandbox's resources as the API server has it: the Ready and Synced conditions
  * of each, whether they were computed for the current generation, and whether this operator build
  * runs a controller for the kind at all (kinds still being written show as waiting, never fail).
+ * A resource is settled when both Ready and Synced are True for its current generation: Ready
+ * alone can stay True while the last reconcile failed (Synced=False says why).
  */
 import type { CustomObjectsApi } from '@kubernetes/client-node';
 import { findKind, group, version } from '../api/v1alpha1/index.ts';
@@ -21,6 +23,8 @@ export interface ResourceState extends SandboxResource {
   readonly synced?: Condition;
   /** True when Ready=True was computed for the current `metadata.generation`. */
   readonly isReady: boolean;
+  /** True when Synced=True was computed for the current `metadata.generation`. */
+  readonly isSynced: boolean;
   /** The `coffer.dev/external-id` annotation, once the operator recorded one. */
   readonly externalId?: string;
 }
@@ -30,9 +34,14 @@ interface Listed {
   status?: { conditions?: Condition[] };
 }
 
-/** True when every resource that can get Ready in this build is Ready for its current generation. */
-export function allReady(states: readonly ResourceState[]): boolean {
-  return states.every((state) => state.blocked || state.isReady);
+/** True when the resource is Ready and Synced for its current generation. */
+export function isSettled(state: ResourceState): boolean {
+  return state.isReady && state.isSynced;
+}
+
+/** True when every resource that can get Ready in this build is settled (Ready and Synced). */
+export function allSettled(states: readonly ResourceState[]): boolean {
+  return states.every((state) => state.blocked || isSettled(state));
 }
 
 function current(condition: Condition | undefined, generation: number | undefined): boolean {
@@ -49,6 +58,7 @@ function stateOf(
   const synced = conditions.find((c) => c.type === 'Synced');
   const generation = found?.metadata.generation;
   const isReady = ready?.status === 'True' && current(ready, generation);
+  const isSynced = synced?.status === 'True' && current(synced, generation);
   const externalId = found?.metadata.annotations?.[ANNOTATION_EXTERNAL_ID];
   return {
     ...resource,
@@ -57,6 +67,7 @@ function stateOf(
     ready,
     synced,
     isReady,
+    isSynced,
     ...(externalId ? { externalId } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Condition } from '../runtime/conditions.ts';
-import { allReady, type ResourceState } from './status.ts';
+import { allSettled, type ResourceState } from './status.ts';
 import { changedLines, failureLines, renderTable, summaryLine } from './table.ts';
 
 const condition = (type: string, status: 'True' | 'False', reason: string, message = ''): Condition => ({
@@ -20,6 +20,7 @@ const ready: ResourceState = {
   blocked: false,
   exists: true,
   isReady: true,
+  isSynced: true,
   ready: condition('Ready', 'True', 'Available'),
   synced: condition('Synced', 'True', 'ReconcileSuccess'),
 };
@@ -31,6 +32,7 @@ const waiting: ResourceState = {
   blocked: false,
   exists: true,
   isReady: false,
+  isSynced: false,
   ready: condition('Ready', 'False', 'Unavailable', 'see Synced'),
   synced: condition('Synced', 'False', 'ReferenceNotReady', 'waiting for Project demo'),
 };
@@ -42,6 +44,7 @@ const noController: ResourceState = {
   blocked: true,
   exists: true,
   isReady: false,
+  isSynced: false,
 };
 
 describe('sandbox table', () => {
@@ -60,12 +63,28 @@ describe('sandbox table', () => {
     for (const line of renderTable([waiting], 40)) expect(line.length).toBeLessThanOrEqual(40);
   });
 
-  it('is done when everything not blocked is Ready', () => {
-    expect(allReady([ready, noController])).toBe(true);
-    expect(allReady([ready, waiting])).toBe(false);
+  it('is done when everything not blocked is Ready and Synced', () => {
+    expect(allSettled([ready, noController])).toBe(true);
+    expect(allSettled([ready, waiting])).toBe(false);
     expect(summaryLine([ready, waiting, noController], 2500)).toBe(
-      '1/2 Ready, 1 waiting on kinds without a controller in this build · reconciling · 2.5 s',
+      '1/2 Ready and Synced, 1 waiting on kinds without a controller in this build · reconciling · 2.5 s',
     );
+    expect(summaryLine([ready], 1000)).toBe('1/1 Ready and Synced · all Ready and Synced · 1.0 s');
+  });
+
+  it('is not done while a Ready resource is not Synced, and says why', () => {
+    const refused: ResourceState = {
+      ...ready,
+      kind: 'Identity',
+      name: 'demo-ci',
+      isSynced: false,
+      synced: condition('Synced', 'False', 'ProtectedObject', 'identity i-1 is protected'),
+    };
+    expect(allSettled([ready, refused])).toBe(false);
+    expect(renderTable([refused])[1]).toMatch(
+      /^Identity\s+demo-ci\s+True\s+False\s+ProtectedObject\s+identity i-1 is protected$/,
+    );
+    expect(failureLines([refused])).toContain('    Synced=False ProtectedObject: identity i-1 is protected');
   });
 
   it('prints only changed rows for non-terminal output', () => {

@@ -3,7 +3,7 @@
  * terminal), one line per change otherwise, and the failing conditions after a timeout.
  */
 import type { Condition } from '../runtime/conditions.ts';
-import { allReady, type ResourceState } from './status.ts';
+import { allSettled, isSettled, type ResourceState } from './status.ts';
 
 /** Marker of kinds whose controller is not in this build yet. */
 export const NO_CONTROLLER = 'NoController';
@@ -31,12 +31,12 @@ const statusOf = (condition: Condition | undefined): string => condition?.status
 function reconciledColumns(state: ResourceState): Omit<Row, 'kind' | 'name'> {
   const ready = statusOf(state.ready);
   const synced = statusOf(state.synced);
-  if (state.isReady) return { ready, synced, reason: state.ready?.reason ?? '', message: '' };
+  if (isSettled(state)) return { ready, synced, reason: state.ready?.reason ?? '', message: '' };
   // The condition that explains the wait: Synced=False says why, else Ready's own reason.
   const explaining = synced === 'False' ? state.synced : state.ready;
   return {
     // Ready=True for an older generation: the operator has not looked at the latest spec yet.
-    ready: ready === 'True' ? 'Stale' : ready,
+    ready: ready === 'True' && !state.isReady ? 'Stale' : ready,
     synced,
     reason: explaining ? explaining.reason : 'Reconciling',
     message: explaining ? explaining.message : 'waiting for the operator',
@@ -48,7 +48,7 @@ function rowOf(state: ResourceState): Row {
   if (!state.registered) return { ...base, ...noControllerRow };
   if (!state.exists) return { ...base, ...pendingRow };
   const columns = reconciledColumns(state);
-  if (!state.blocked || state.isReady) return { ...base, ...columns };
+  if (!state.blocked || isSettled(state)) return { ...base, ...columns };
   return { ...base, ...columns, message: `(no controller for a dependency) ${columns.message}` };
 }
 
@@ -56,15 +56,18 @@ function pad(text: string, width: number): string {
   return text.length >= width ? text : text + ' '.repeat(width - text.length);
 }
 
-/** A one-line summary: how many are Ready, how many kinds have no controller yet, elapsed time. */
+/**
+ * A one-line summary: how many are Ready and Synced, how many kinds have no controller yet,
+ * elapsed time.
+ */
 export function summaryLine(states: readonly ResourceState[], elapsedMs: number): string {
   const expected = states.filter((s) => !s.blocked);
-  const ready = expected.filter((s) => s.isReady).length;
+  const settled = expected.filter(isSettled).length;
   const waiting = states.length - expected.length;
   const seconds = (elapsedMs / 1000).toFixed(1);
-  const verdict = allReady(states) ? 'all Ready' : 'reconciling';
+  const verdict = allSettled(states) ? 'all Ready and Synced' : 'reconciling';
   const extra = waiting > 0 ? `, ${waiting} waiting on kinds without a controller in this build` : '';
-  return `${ready}/${expected.length} Ready${extra} · ${verdict} · ${seconds} s`;
+  return `${settled}/${expected.length} Ready and Synced${extra} · ${verdict} · ${seconds} s`;
 }
 
 /**
@@ -116,10 +119,10 @@ function conditionText(condition: Condition | undefined, type: string): string {
   return `${type}=${condition.status} ${condition.reason}: ${condition.message}`;
 }
 
-/** The conditions of every registered resource that is not Ready (after a timeout). */
+/** The conditions of every registered resource that is not Ready and Synced (after a timeout). */
 export function failureLines(states: readonly ResourceState[]): string[] {
   return states
-    .filter((s) => !s.blocked && !s.isReady)
+    .filter((s) => !s.blocked && !isSettled(s))
     .flatMap((s) => {
       const where = s.namespace ? ` (namespace ${s.namespace})` : '';
       if (!s.exists) return [`${s.kind}/${s.name}${where}: does not exist`];

@@ -1,7 +1,8 @@
 /**
  * `coffer sandbox` without its terminal: `startSandbox` starts its own control plane, CRDs,
  * devserver, Bootstrap, operator and the samples; every sample of a kind this build runs a
- * controller for gets Ready, the Bootstrap's Connection is created, the demo-ci ServiceAccount
+ * controller for gets Ready and Synced, and stays Synced after the Connection demo-ci logged in as
+ * the Identity demo-ci (the identity the samples created stays theirs), the Bootstrap's Connection is created, the demo-ci ServiceAccount
  * logs in as demo-ci through Kubernetes auth (no stored token), the Connection demo-ci logs in as the
  * Identity it names (identityRef), the WorkloadSecret sample reads as demo-ci through it, delivers
  * the demo project's config into its Secret and a change in the service updates it and restarts
@@ -10,13 +11,20 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import {
+  AppsV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import { createServiceClient, staticToken } from '../../src/client/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANNOTATION_RECONCILE_REQUESTED_AT } from '../../src/runtime/object-meta.ts';
 import { statusCodeOf } from '../../src/sandbox/control-plane/cluster.ts';
 import type { Sandbox } from '../../src/sandbox/sandbox.ts';
 import { startSandbox } from '../../src/sandbox/start.ts';
-import type { ResourceState } from '../../src/sandbox/status.ts';
+import { isSettled, type ResourceState } from '../../src/sandbox/status.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 /** A value written into the service by the test: it must reach the Secret, never the log. */
@@ -34,6 +42,36 @@ async function cofferObject<T>(sandbox: Sandbox, plural: string, name: string): 
   const namespace = sandbox.namespace;
   const at = { group: 'coffer.dev', version: 'v1alpha1', plural, namespace, name };
   return (await custom.getNamespacedCustomObject(at)) as T;
+}
+
+interface Conditioned {
+  status?: {
+    id?: string;
+    lastHandledReconcileAt?: string;
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+  };
+}
+
+/**
+ * Sets `coffer.dev/reconcile-requested-at` on the coffer.dev object `name` of `plural` and waits
+ * until the operator handled that request; returns the object then.
+ */
+async function reconcileNow(sandbox: Sandbox, plural: string, name: string): Promise<Conditioned> {
+  const custom = sandbox.cluster.kubeConfig().makeApiClient(CustomObjectsApi);
+  const value = `${new Date().toISOString()}-${randomBytes(2).toString('hex')}`;
+  const body = { metadata: { annotations: { [ANNOTATION_RECONCILE_REQUESTED_AT]: value } } };
+  const at = { group: 'coffer.dev', version: 'v1alpha1', plural, namespace: sandbox.namespace, name };
+  await custom.patchNamespacedCustomObject(
+    { ...at, body },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+  return waitFor(
+    async () => {
+      const obj = await cofferObject<Conditioned>(sandbox, plural, name);
+      return obj.status?.lastHandledReconcileAt === value ? obj : undefined;
+    },
+    { timeoutMs: 30_000, message: `the requested reconcile of ${plural}/${name} handled` },
+  );
 }
 
 /** Writes `key` into dev:/app of the demo project through the devserver API, as the admin. */
@@ -94,9 +132,9 @@ describe('coffer sandbox (in-process)', () => {
     await sandbox?.stop();
   }, 60_000);
 
-  it('gets every sample of a kind with a controller Ready', () => {
+  it('gets every sample of a kind with a controller Ready and Synced', () => {
     const failing = states
-      .filter((s) => !s.blocked && !s.isReady)
+      .filter((s) => !s.blocked && !isSettled(s))
       .map((s) => `${s.kind}/${s.name}: ${s.synced?.reason ?? '-'} ${s.synced?.message ?? ''}`);
     expect(failing).toEqual([]);
     expect(ready).toBe(true);
@@ -106,11 +144,39 @@ describe('coffer sandbox (in-process)', () => {
         registered: true,
         blocked: false,
         isReady: true,
+        isSynced: true,
       });
     // Every kind of the samples is represented: the plan covers the whole kustomization.
     expect(new Set(states.map((s) => s.kind)).size).toBeGreaterThanOrEqual(10);
     expect(progress.join('\n')).toContain('ready at https://127.0.0.1:');
   });
+
+  it('keeps every resource Synced after the Connection demo-ci logged in as the Identity demo-ci', async () => {
+    // The signal of the login: the Connection names the identity it authenticated as.
+    const identity = await cofferObject<Conditioned>(sandbox, 'identities', 'demo-ci');
+    await waitFor(
+      async () =>
+        (await cofferObject<Conditioned>(sandbox, 'connections', 'demo-ci')).status?.id ===
+        identity.status?.id,
+      { timeoutMs: 30_000, message: 'the Connection demo-ci to log in as demo-ci' },
+    );
+    // The identity is now one a Connection authenticates as; the resources that created it and
+    // act on it reconcile once more and stay Synced.
+    for (const [plural, name] of [
+      ['identities', 'demo-ci'],
+      ['identityauths', 'demo-ci-kubernetes'],
+      ['additionalprivileges', 'demo-ci-dev-write'],
+    ] as const) {
+      const synced = (await reconcileNow(sandbox, plural, name)).status?.conditions?.find(
+        (c) => c.type === 'Synced',
+      );
+      expect(synced, `${plural}/${name}`).toMatchObject({ status: 'True' });
+    }
+    const unsettled = (await sandbox.states())
+      .filter((s) => !s.blocked && !isSettled(s))
+      .map((s) => `${s.kind}/${s.name}: ${s.synced?.reason ?? '-'} ${s.synced?.message ?? ''}`);
+    expect(unsettled).toEqual([]);
+  }, 90_000);
 
   it('lets the Bootstrap create the Connection, owned by it, from its output Secret', async () => {
     const custom = sandbox.cluster.kubeConfig().makeApiClient(CustomObjectsApi);
@@ -166,9 +232,6 @@ describe('coffer sandbox (in-process)', () => {
   });
 
   it('gets the Connection demo-ci Ready as the Identity demo-ci, and the WorkloadSecret reads through it', async () => {
-    interface Conditioned {
-      status?: { id?: string; conditions?: { type: string; status: string }[] };
-    }
     const identity = await cofferObject<Conditioned>(sandbox, 'identities', 'demo-ci');
     const connection = await cofferObject<Conditioned & { spec: unknown }>(sandbox, 'connections', 'demo-ci');
     expect(connection.spec).toMatchObject({ auth: { kubernetes: { identityRef: { name: 'demo-ci' } } } });

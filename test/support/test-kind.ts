@@ -83,6 +83,7 @@ export const widgetCrd: KubernetesObject & Record<string, unknown> = {
             }),
             status: obj({
               id: str,
+              createdId: str,
               observedGeneration: int,
               lastHandledReconcileAt: str,
               size: int,
@@ -141,7 +142,7 @@ export interface StoredWidget {
   deleteProtection?: boolean;
   /** RFC 3339; set by `insert` when absent (the service dates what it creates). */
   createdAt?: string;
-  /** Why the widget is protected (an adapter's `protectedReason`), if it is. */
+  /** Why the widget is protected (an adapter's `protection`), if it is. */
   protectedBy?: string;
 }
 
@@ -258,8 +259,10 @@ export function widgetClient(
     requeueAfterMs(obj) {
       return obj.spec.expired ? undefined : obj.spec.checkAfterMs;
     },
-    protectedReason(_obj, ctx) {
-      return ctx.externalId ? service.widgets.get(ctx.externalId)?.protectedBy : undefined;
+    protection(obj, ctx) {
+      const id = ctx.externalId;
+      const reason = id === undefined ? undefined : service.widgets.get(id)?.protectedBy;
+      return id !== undefined && reason !== undefined ? { reason, id, creator: obj } : undefined;
     },
     ...(service.naturalIds
       ? { idBeforeCreate: (obj: ManagedObject<WidgetSpec>) => `n-${obj.spec.name}` }

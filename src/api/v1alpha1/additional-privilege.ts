@@ -7,7 +7,7 @@ import { identityRef, managedFields, projectRef, slug } from './common.ts';
 import { defineKind } from './kind.ts';
 import { permissionRules, temporaryWindow } from './permissions.ts';
 import { withRules } from './schema-helpers.ts';
-import { commonStatusFields } from './status.ts';
+import { managedStatusFields } from './status.ts';
 
 export const additionalPrivilegeSpec = z
   .object({
@@ -41,7 +41,7 @@ export type AdditionalPrivilegeSpec = z.output<typeof additionalPrivilegeSpec>;
 
 export const additionalPrivilegeStatus = z
   .object({
-    ...commonStatusFields,
+    ...managedStatusFields,
     projectMembershipId: z
       .string()
       .max(256)

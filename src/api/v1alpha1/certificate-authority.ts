@@ -9,7 +9,7 @@ import { goDurationPattern, parseDurationExact } from '../../runtime/duration.ts
 import { managedFields, objectName, projectRef } from './common.ts';
 import { defineKind } from './kind.ts';
 import { celCountPresent, celImmutableFields, countPresent, withRules } from './schema-helpers.ts';
-import { commonStatusFields } from './status.ts';
+import { managedStatusFields } from './status.ts';
 import { boundedGoDuration, boundedTime, unstorableEnd } from './time-bounds.ts';
 
 /** Key algorithms of CA keys. */
@@ -152,7 +152,7 @@ export type CertificateAuthoritySpec = z.output<typeof certificateAuthoritySpec>
 
 export const certificateAuthorityStatus = z
   .object({
-    ...commonStatusFields,
+    ...managedStatusFields,
     state: z
       .string()
       .max(64)

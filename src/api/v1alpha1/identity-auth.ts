@@ -20,7 +20,7 @@ import { kubernetesMethod } from './identity-auth-kubernetes.ts';
 import { defineKind } from './kind.ts';
 import type { CelRule } from './schema-helpers.ts';
 import { withRules } from './schema-helpers.ts';
-import { commonStatusFields } from './status.ts';
+import { managedStatusFields } from './status.ts';
 import { boundedGoDuration } from './time-bounds.ts';
 
 export const authMethods = ['token', 'jwt', 'oidc', 'tlsCert', 'aws', 'universal', 'kubernetes'] as const;
@@ -172,8 +172,8 @@ const credentialRecord = z.object({
 
 export const identityAuthStatus = z
   .object({
-    ...commonStatusFields,
-    id: commonStatusFields.id.describe('Id of the auth-method configuration in the service.'),
+    ...managedStatusFields,
+    id: managedStatusFields.id.describe('Id of the auth-method configuration in the service.'),
     identityId: z.string().max(256).optional().describe('Id of the identity the method is attached to.'),
     method: z.enum(authMethods).optional().describe('Method currently attached by this resource.'),
     clientId: z.string().max(256).optional().describe('Universal-auth client id (not secret).'),

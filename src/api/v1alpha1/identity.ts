@@ -7,7 +7,7 @@ import { managedFields, objectName, projectRef, resourceName, slug } from './com
 import { defineKind } from './kind.ts';
 import { temporaryWindow } from './permissions.ts';
 import { celCountPresent, countPresent, listMap, withRules } from './schema-helpers.ts';
-import { commonStatusFields } from './status.ts';
+import { managedStatusFields } from './status.ts';
 
 const roleSources = ['role', 'projectRoleRef'] as const;
 
@@ -92,7 +92,7 @@ export type IdentitySpec = z.output<typeof identitySpec>;
 
 export const identityStatus = z
   .object({
-    ...commonStatusFields,
+    ...managedStatusFields,
     organizationId: z.string().max(256).optional().describe('Id of the organization that owns the identity.'),
     authMethods: z
       .array(z.string().max(64))

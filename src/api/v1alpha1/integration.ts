@@ -7,7 +7,7 @@ import { managedFields, projectRef, secretKeySelector, serviceUrl, slug } from '
 import { defineKind } from './kind.ts';
 import { secretPath } from './secret-batch.ts';
 import { withRules } from './schema-helpers.ts';
-import { commonStatusFields } from './status.ts';
+import { managedStatusFields } from './status.ts';
 
 const text = (max: number, description: string) =>
   z.string().min(1).max(max).optional().describe(description);
@@ -52,7 +52,7 @@ export type IntegrationSpec = z.output<typeof integrationSpec>;
 
 export const integrationStatus = z
   .object({
-    ...commonStatusFields,
+    ...managedStatusFields,
     integrationAuthId: z.string().max(256).optional().describe('Id of the integration-auth record.'),
     isActive: z.boolean().optional().describe('Whether the service reports the integration as active.'),
     isSynced: z.boolean().optional().describe('Whether the last sync succeeded.'),

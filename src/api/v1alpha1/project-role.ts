@@ -7,7 +7,7 @@ import { managedFields, projectRef, reservedRoleSlugs, slug } from './common.ts'
 import { defineKind } from './kind.ts';
 import { permissionRules } from './permissions.ts';
 import { withRules } from './schema-helpers.ts';
-import { commonStatusFields } from './status.ts';
+import { managedStatusFields } from './status.ts';
 
 export const projectRoleSpec = z
   .object({
@@ -34,7 +34,7 @@ export type ProjectRoleSpec = z.output<typeof projectRoleSpec>;
 
 export const projectRoleStatus = z
   .object({
-    ...commonStatusFields,
+    ...managedStatusFields,
     slug: z.string().max(64).optional().describe('Slug of the role in the service.'),
     projectId: z
       .string()

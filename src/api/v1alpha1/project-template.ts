@@ -16,7 +16,7 @@ import { projectType, reservedRoleSlugs, slug } from './common.ts';
 import { defineKind } from './kind.ts';
 import { permissionRules } from './permissions.ts';
 import { listMap, withRules } from './schema-helpers.ts';
-import { commonStatusFields } from './status.ts';
+import { managedStatusFields } from './status.ts';
 
 const reservedRoleNames = ['custom', 'admin', 'viewer', 'developer', 'no access'] as const;
 const celList = (items: readonly string[]) => `[${items.map((i) => `'${i}'`).join(', ')}]`;
@@ -114,7 +114,7 @@ export type ProjectTemplateSpec = z.output<typeof projectTemplateSpec>;
 
 export const projectTemplateStatus = z
   .object({
-    ...commonStatusFields,
+    ...managedStatusFields,
     organizationId: z.string().max(256).optional().describe('Id of the organization that owns the template.'),
   })
   .describe('Observed state of the template.');

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { environmentEntry, managedFields, objectName, projectType, slug } from './common.ts';
 import { defineKind } from './kind.ts';
 import { celImmutableFields, listMap, withRules } from './schema-helpers.ts';
-import { commonStatusFields } from './status.ts';
+import { managedStatusFields } from './status.ts';
 
 const immutableFields = ['slug', 'type', 'template', 'templateRef'] as const;
 
@@ -95,7 +95,7 @@ export type ProjectSpec = z.output<typeof projectSpec>;
 
 export const projectStatus = z
   .object({
-    ...commonStatusFields,
+    ...managedStatusFields,
     slug: z.string().max(64).optional().describe('Slug of the project in the service.'),
     organizationId: z.string().max(256).optional().describe('Id of the organization that owns the project.'),
     environments: z

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { managedFields, objectName, projectRef, secretKeySelector, slug } from './common.ts';
 import { defineKind } from './kind.ts';
 import { celCountPresent, countPresent, listMap, withRules } from './schema-helpers.ts';
-import { commonStatusFields } from './status.ts';
+import { managedStatusFields } from './status.ts';
 
 /** Secret key name as the service accepts it: no `:` or `/`. */
 export const secretName = z
@@ -137,8 +137,8 @@ export type SecretBatchSpec = z.output<typeof secretBatchSpec>;
 
 export const secretBatchStatus = z
   .object({
-    ...commonStatusFields,
-    id: commonStatusFields.id.describe(
+    ...managedStatusFields,
+    id: managedStatusFields.id.describe(
       'External id: <projectId>:<environment>:<secretPath> of the folder the secrets are written to.',
     ),
     ownedKeys: z

@@ -71,6 +71,21 @@ export const commonStatusFields = {
     ),
 };
 
+/**
+ * Status fields of the kinds that mirror a service object (the managed reconciler): the common
+ * ones and the id of the object the resource created itself.
+ */
+export const managedStatusFields = {
+  ...commonStatusFields,
+  createdId: z
+    .string()
+    .max(256)
+    .optional()
+    .describe(
+      "Id of the service object this resource created itself (not adopted), recorded by the operator after the create. An identity a resource created stays that resource's to manage even when protected (a Connection authenticates as it).",
+    ),
+};
+
 /** The common status alone, for kinds with nothing else to report. */
 export const commonStatus = z
   .object(commonStatusFields)

@@ -206,12 +206,14 @@ describe('AdditionalPrivilege references', () => {
   });
 
   it('resolves ids and the project slug', async () => {
+    const identity = readyObject('Identity', 'bot', 'i-1');
     world.objects = {
-      Identity: [readyObject('Identity', 'bot', 'i-1')],
+      Identity: [identity],
       Project: [readyObject('Project', 'shop', 'p-1', { status: { slug: 'shop-slug' } })],
     };
     expect(await adapter().resolveReferences?.(obj, resolving())).toEqual({
       identityId: 'i-1',
+      identity,
       projectId: 'p-1',
       projectSlug: 'shop-slug',
       waitRequeueMs: 10_000,
@@ -219,9 +221,11 @@ describe('AdditionalPrivilege references', () => {
   });
 
   it('resolves what it can while deleting', async () => {
-    world.objects = { Identity: [readyObject('Identity', 'bot', 'i-1')] };
+    const identity = readyObject('Identity', 'bot', 'i-1');
+    world.objects = { Identity: [identity] };
     expect(await adapter().resolveReferences?.(obj, resolving(true))).toEqual({
       identityId: 'i-1',
+      identity,
       waitRequeueMs: 10_000,
     });
   });

@@ -18,6 +18,7 @@ import type {
   ManagedObject,
   Observation,
 } from '../../managed/external-client.ts';
+import { identityProtection } from '../../managed/external-client.ts';
 import { TransientError } from '../../runtime/errors.ts';
 import type { OperatorServices } from '../kind-controller.ts';
 import { guarded, getPrivilege, matchesBySlug, requireMembership, type LookupScope } from './lookup.ts';
@@ -104,8 +105,8 @@ function privilegeClient(
       await client.privileges.delete(ctx.externalId, { signal: ctx.signal });
     },
     // A privilege (deny rules among them) of a protected identity changes what it may do.
-    protectedReason: (_obj, ctx) =>
-      ctx.references.identityId ? protectedIdentities?.get(ctx.references.identityId) : undefined,
+    protection: (_obj, ctx) =>
+      identityProtection(protectedIdentities, ctx.references.identityId, ctx.references.identity),
     async findByNaturalKey(obj, ctx) {
       const { identityId, projectId, projectSlug } = ctx.references;
       if (!identityId || !projectId || !projectSlug) return [];

@@ -15,6 +15,8 @@ import type { LookupScope } from './lookup.ts';
 /** What references resolve to (the ids are only missing while deleting). */
 export interface PrivilegeRefs {
   readonly identityId?: string;
+  /** The Identity resource `identityRef` names, as read (absent while deleting after it went). */
+  readonly identity?: ReferencedObject;
   readonly projectId?: string;
   readonly projectSlug?: string;
   /** The operator's waiting requeue, reused for `MembershipMissing`. */
@@ -69,6 +71,7 @@ export async function resolvePrivilegeRefs(
   return {
     waitRequeueMs: context.waitRequeueMs,
     ...(identity ? { identityId: identity.externalId } : {}),
+    ...(identity?.object ? { identity: identity.object } : {}),
     ...(project ? { projectId: project.externalId } : {}),
     ...(projectSlug ? { projectSlug } : {}),
   };

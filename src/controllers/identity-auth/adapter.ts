@@ -16,7 +16,7 @@ import type {
   Observation,
   Update,
 } from '../../managed/external-client.ts';
-import { naturalKeyMatch } from '../../managed/external-client.ts';
+import { identityProtection, naturalKeyMatch } from '../../managed/external-client.ts';
 import { isObserveOnly } from '../../managed/spec.ts';
 import type { OperatorServices } from '../kind-controller.ts';
 import { bindingFor } from './binding.ts';
@@ -113,7 +113,7 @@ async function update(deps: AdapterDeps, obj: Obj, ctx: Context): Promise<Update
 function identityAuthClient(
   deps: AdapterDeps,
 ): ExternalClient<IdentityAuthSpec, IdentityAuthRefs, IdentityAuthStatusFields> {
-  const { client, services } = deps;
+  const { client, services, protectedIdentities: protectedIds } = deps;
   return {
     observe: (obj, ctx) => observe(deps, obj, ctx),
     create: (obj, ctx) => create(deps, obj, ctx),
@@ -121,7 +121,7 @@ function identityAuthClient(
     // Revoking a method also revokes every credential issued through it.
     delete: (obj, ctx) => revokeAll(client, obj, ctx),
     // Attaching, changing or revoking a method of a protected identity could lock it out.
-    protectedReason: (_obj, ctx) => deps.protectedIdentities?.get(ctx.references.identityId),
+    protection: (_obj, { references: r }) => identityProtection(protectedIds, r.identityId, r.identity),
     async findByNaturalKey(obj, ctx) {
       const binding = bindingFor(client, obj.spec.method);
       const observed = await binding.get(ctx.references.identityId, { signal: ctx.signal });

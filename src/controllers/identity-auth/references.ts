@@ -29,5 +29,5 @@ export async function resolveIdentityAuthRefs(
   const material = context.deleting
     ? {}
     : await resolveClusterMaterial(services, obj.metadata.namespace ?? '', obj.spec, context.signal);
-  return { identityId: resolved.externalId, material };
+  return { identityId: resolved.externalId, identity: resolved.object, material };
 }

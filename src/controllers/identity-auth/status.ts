@@ -3,7 +3,7 @@
  * Status holds ids, the method, times and a hash only, never credential values.
  */
 import type { IdentityAuthSpec, IdentityAuthStatus } from '../../api/v1alpha1/index.ts';
-import type { ExternalContext, ManagedObject } from '../../managed/external-client.ts';
+import type { Creator, ExternalContext, ManagedObject } from '../../managed/external-client.ts';
 import type { ObservedConfig } from './binding.ts';
 import type { ClusterMaterial } from './cluster-material.ts';
 import type { CredentialsStatus } from './credentials.ts';
@@ -17,6 +17,8 @@ export type IdentityAuthStatusFields = Pick<
 /** What references resolve to. */
 export interface IdentityAuthRefs {
   readonly identityId: string;
+  /** The Identity resource `identityRef` names, as read (absent while deleting after it went). */
+  readonly identity?: Creator | undefined;
   /** What the method sends that is read from the cluster (empty while deleting). */
   readonly material: ClusterMaterial;
 }

@@ -11,7 +11,7 @@
  */
 import type { IdentitySpec } from '../../api/v1alpha1/index.ts';
 import type { ExternalClient, ManagedAdapter, ManagedObject } from '../../managed/external-client.ts';
-import { naturalKeyMatch } from '../../managed/external-client.ts';
+import { identityProtection, naturalKeyMatch } from '../../managed/external-client.ts';
 import { isObserveOnly } from '../../managed/spec.ts';
 import type { OperatorServices, ResolvedConnection } from '../kind-controller.ts';
 import { findIdentity, identitiesNamed, organizationOf } from './lookup.ts';
@@ -102,8 +102,7 @@ function identityClient(connection: ResolvedConnection, services: OperatorServic
     async delete(_obj, ctx) {
       await client.identities.delete(ctx.externalId, { signal: ctx.signal });
     },
-    protectedReason: (_obj, ctx) =>
-      ctx.externalId ? connection.protectedIdentities?.get(ctx.externalId) : undefined,
+    protection: (obj, ctx) => identityProtection(connection.protectedIdentities, ctx.externalId, obj),
     async findByNaturalKey(obj, ctx) {
       return (await identitiesNamed(connection, obj, ctx.signal)).map(naturalKeyMatch);
     },
