@@ -38,7 +38,7 @@ export const ANNOTATION_DELIVERED_BY = 'coffer.dev/delivered-by';
 export const ANNOTATION_TARGET_HASH = 'coffer.dev/target-hash';
 /**
  * Consent to a take-over, set on an existing object by whoever may write it: `WorkloadSecret/<name>`
- * names the one WorkloadSecret (same namespace) that may adopt it. Coffer never writes or removes it.
+ * names the one WorkloadSecret (same namespace) that may adopt it. Coffer never removes it.
  */
 export const ANNOTATION_ADOPT_BY = 'coffer.dev/adopt-by';
 /** `"true"`, stamped by Coffer on a target it adopted: no owner reference, released on deletion. */
