@@ -27,6 +27,8 @@ interface Refused {
 }
 
 const suffix = randomBytes(3).toString('hex');
+/** A secret of the project "alongside" whose value is not well-formed Unicode. */
+const LONE_KEY = 'LONE_SURROGATE';
 const long = (n: number, c = 'a') => c.repeat(n);
 
 /** `{repeat: s, times: n}` → s repeated n times; anything else as is. */
@@ -135,6 +137,8 @@ interface Reported {
   readonly reason: string;
   /** Text the Synced message must contain. */
   readonly message: string;
+  /** A WorkloadSecret's target Secret (named after it) that must not have been written. */
+  readonly writesNothing?: true;
 }
 
 const project = (name: string, edit: (spec: Spec) => void) => (): Spec =>
@@ -167,7 +171,50 @@ function reportedCases(): Reported[] {
       edit(spec);
       return spec;
     };
+  const workload =
+    (edit: (spec: Spec) => void = () => undefined): (() => Spec) =>
+    () => {
+      const spec: Spec = {
+        connectionRef: { name: 'coffer' },
+        sources: [{ projectRef: { name: 'alongside' }, environment: 'dev', include: [LONE_KEY] }],
+        target: { secret: {} },
+      };
+      edit(spec);
+      return spec;
+    };
   return [
+    {
+      // The CRD's key pattern lets it through; the API server refuses keys starting with "..".
+      label: 'WorkloadSecret delivering the key ..data',
+      kind: 'WorkloadSecret',
+      name: 'dotdot-key',
+      spec: workload((s) => (s['template'] = { data: { '..data': 'x' } })),
+      reason: 'InvalidKey',
+      message: '"..data"',
+      writesNothing: true,
+    },
+    {
+      label: 'WorkloadSecret of type kubernetes.io/tls without tls.crt and tls.key',
+      kind: 'WorkloadSecret',
+      name: 'tls-no-keys',
+      spec: workload((s) => {
+        s['target'] = { secret: { type: 'kubernetes.io/tls' } };
+        s['template'] = { data: { 'ca.crt': 'x' } };
+      }),
+      reason: 'InvalidSpec',
+      message: 'tls.crt and tls.key',
+      writesNothing: true,
+    },
+    {
+      // UTF-8 cannot hold it: it would be delivered as U+FFFD, a value changed in transit.
+      label: 'WorkloadSecret of a value holding a lone UTF-16 surrogate',
+      kind: 'WorkloadSecret',
+      name: 'lone-surrogate',
+      spec: workload(),
+      reason: 'InvalidValue',
+      message: `"${LONE_KEY}"`,
+      writesNothing: true,
+    },
     {
       // The CRD's pattern (RE2: \s is ASCII whitespace) lets a no-break space through; the service's rule does not.
       label: 'SecretBatch key with a no-break space',
@@ -288,6 +335,13 @@ describe('bad input reported by the operator', () => {
       allowedNamespaces: { names: ['kube-system'] },
     });
     await h.waitForReady('ClusterConnection', `forbidden-${suffix}`);
+    const alongside = await h.waitForReady('Project', 'alongside');
+    await h.service.secrets.batchCreate({
+      workspaceId: alongside.status?.id ?? '',
+      environment: 'dev',
+      secretPath: '/',
+      secrets: [{ secretKey: LONE_KEY, secretValue: 'before\ud800after' }],
+    });
     for (const c of reportedCases()) await h.create(c.kind, c.name, c.spec());
   });
 
@@ -301,6 +355,7 @@ describe('bad input reported by the operator', () => {
     const synced = obj.status?.conditions?.find((x) => x.type === 'Synced');
     expect(synced?.message).toContain(c.message);
     expect(obj.status?.conditions?.find((x) => x.type === 'Ready')?.status).not.toBe('True');
+    if (c.writesNothing) expect(await h.readSecret(c.name)).toBeUndefined();
   });
 
   it('keeps unicode that is within bounds intact (256 emoji, combining marks, right-to-left text)', async () => {

@@ -1,7 +1,8 @@
 // Coffer never takes over what it did not create, against the real control plane and a
 // devserver: hostile and careless manifests naming objects made outside Coffer (by natural key,
-// by id, the instance admin identity, through a ClusterConnection from an unadmitted namespace)
-// change and delete nothing; explicit adoption and the protected-object opt-in still work.
+// by id, the instance admin identity, through a ClusterConnection from an unadmitted namespace,
+// a Connection's credential Secret as a WorkloadSecret target) change and delete nothing;
+// explicit adoption and the protected-object opt-in still work.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { additionalPrivilegeController } from '../../src/controllers/additional-privilege/index.ts';
@@ -13,6 +14,7 @@ import { projectController } from '../../src/controllers/project/index.ts';
 import { ANNOTATION_EXTERNAL_ID, ANNOTATION_MANAGE_PROTECTED } from '../../src/runtime/object-meta.ts';
 import {
   HARNESS_CONNECTION,
+  HARNESS_TOKEN_SECRET,
   startOperatorHarness,
   type CofferObject,
   type OperatorHarness,
@@ -363,5 +365,20 @@ describe('explicit adoption through a ClusterConnection', () => {
     await deleteResource('Project', 'own', tenantA);
     await expect(h.service.projects.get(id)).rejects.toMatchObject({ status: 404 });
     await h.delete('ClusterConnection', slug('own'));
+  });
+});
+
+describe('WorkloadSecret targets', () => {
+  it('never overwrites a Connection’s credential Secret, even with adoptExisting', async () => {
+    await h.create('WorkloadSecret', 'token-taker', {
+      connectionRef,
+      sources: [{ projectRef: { name: 'foreign' }, environment: 'dev' }],
+      target: { secret: { name: HARNESS_TOKEN_SECRET }, adoptExisting: true, creationPolicy: 'Owner' },
+    });
+    const obj = await refused('WorkloadSecret', 'token-taker', 'TargetConflict');
+    expect(message(obj, 'Synced')).toContain(`coffer.dev/adopt-by: WorkloadSecret/token-taker`);
+    expect(await h.readSecret(HARNESS_TOKEN_SECRET)).toEqual({ token: h.admin.token });
+    await deleteResource('WorkloadSecret', 'token-taker');
+    expect(await h.readSecret(HARNESS_TOKEN_SECRET)).toEqual({ token: h.admin.token });
   });
 });

@@ -1,12 +1,16 @@
 // WorkloadSecret targets against the real control plane and a devserver: a Secret and a
 // ConfigMap; creationPolicy Owner (controller reference, removed by the garbage collector with
 // the resource) and Orphan (no reference of ours, left in place); an existing object Coffer does
-// not own is refused (TargetConflict) and never modified, until adoptExisting; a target edited by
-// hand is restored; an up-to-date target is not written again.
+// not own is refused (TargetConflict) and never modified — taken over only with its consent
+// annotation and adoptExisting, then never garbage-collected and released on deletion; a conflict
+// on one target writes no other; a target edited by hand is restored; an up-to-date target is not
+// written again; no target can make the token controller mint a ServiceAccount token, neither
+// through the CRD nor from an object stored before the CRD refused its type.
 //
 // The shared test control plane runs no kube-controller-manager, so this file starts one against
-// it with only the garbage collector (the sandbox test proves the same binary and flags).
-import { randomBytes } from 'node:crypto';
+// it with the garbage collector and the token controller (the sandbox test proves the same binary
+// and flags).
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,8 +21,14 @@ import { locateBinaries } from '../../src/sandbox/control-plane/binaries.ts';
 import { createServiceAccountKey, issueServingCertificate } from '../../src/sandbox/control-plane/certs.ts';
 import { startControllerManager } from '../../src/sandbox/control-plane/controller-manager.ts';
 import type { ManagedProcess } from '../../src/sandbox/control-plane/process.ts';
-import { statusCodeOf, waitFor } from '../support/kube.ts';
-import { HARNESS_CONNECTION, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
+import { apiVersion } from '../../src/api/v1alpha1/index.ts';
+import { applyObject, statusCodeOf, waitFor } from '../support/kube.ts';
+import {
+  HARNESS_CONNECTION,
+  startOperatorHarness,
+  type CofferObject,
+  type OperatorHarness,
+} from '../support/operator.ts';
 
 let h: OperatorHarness;
 let gc: ManagedProcess | undefined;
@@ -28,7 +38,7 @@ const connectionRef = { name: HARNESS_CONNECTION };
 const marker = `wst${randomBytes(6).toString('hex')}`;
 const value = (name: string) => `${marker}-${name}`;
 
-/** kube-controller-manager with the garbage collector only, against the shared API server. */
+/** kube-controller-manager with the garbage collector and the token controller, against the shared API server. */
 async function startGarbageCollector(): Promise<ManagedProcess> {
   const info = inject('controlPlane');
   const binary = locateBinaries().kubeControllerManager;
@@ -50,7 +60,8 @@ async function startGarbageCollector(): Promise<ManagedProcess> {
     rootCaPath: info.caCertPath,
     serviceAccountKeyPath: file('sa.key', createServiceAccountKey().privateKeyPem),
     // With its own ServiceAccount's credentials (RBAC's bootstrap policy lets it delete anything).
-    controllers: ['garbage-collector-controller'],
+    // The token controller fills kubernetes.io/service-account-token Secrets, as in a real cluster.
+    controllers: ['garbage-collector-controller', 'serviceaccount-token-controller'],
   });
 }
 
@@ -118,6 +129,60 @@ async function secretMeta(name: string) {
 
 async function gone(read: () => Promise<unknown>, what: string): Promise<void> {
   await waitFor(async () => (await read()) === undefined, { timeoutMs: 60_000, message: what });
+}
+
+/** The message of the API server's refusal; fails when it accepted. */
+async function rejection(write: Promise<unknown>): Promise<string> {
+  try {
+    await write;
+  } catch (error) {
+    const body = (error as { body?: unknown }).body;
+    const status = (typeof body === 'string' ? JSON.parse(body) : body) as { message?: string } | undefined;
+    return status?.message ?? 'refused without a message';
+  }
+  throw new Error('the API server accepted an object it should refuse');
+}
+
+function syncedMessage(obj: CofferObject): string {
+  return obj.status?.conditions?.find((c) => c.type === 'Synced')?.message ?? '';
+}
+
+/** Sets annotations on a Secret, as its owner would (`kubectl annotate`). */
+async function annotateSecret(name: string, annotations: Record<string, string>): Promise<void> {
+  const current = (await secretMeta(name))?.annotations ?? {};
+  await h.core.patchNamespacedSecret({
+    namespace: h.namespace,
+    name,
+    body: [{ op: 'add', path: '/metadata/annotations', value: { ...current, ...annotations } }],
+  });
+}
+
+/**
+ * Stores a WorkloadSecret straight into etcd, past the API server's validation: what an object
+ * stored before its CRD refused a value looks like (the API server does not validate what it reads).
+ */
+async function storeUnvalidated(name: string, spec: Record<string, unknown>): Promise<void> {
+  const etcd = inject('controlPlane').etcdServer;
+  if (!etcd) throw new Error('the control plane does not say where etcd listens');
+  const object = {
+    apiVersion,
+    kind: 'WorkloadSecret',
+    metadata: {
+      name,
+      namespace: h.namespace,
+      uid: randomUUID(),
+      generation: 1,
+      creationTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    },
+    spec,
+  };
+  const base64 = (text: string) => Buffer.from(text).toString('base64');
+  const key = `/registry/coffer.dev/workloadsecrets/${h.namespace}/${name}`;
+  const response = await fetch(`${etcd}/v3/kv/put`, {
+    method: 'POST',
+    body: JSON.stringify({ key: base64(key), value: base64(JSON.stringify(object)) }),
+  });
+  if (!response.ok) throw new Error(`etcd answered ${response.status}`);
 }
 
 describe('WorkloadSecret targets', () => {
@@ -230,27 +295,110 @@ describe('WorkloadSecret targets', () => {
     expect(await readConfigMap('orphan-cm')).toEqual(expected());
   });
 
-  it('refuses an existing object it does not own (TargetConflict) until adoptExisting', async () => {
+  it('takes over an existing Secret only with its consent, never garbage-collects it, releases it on deletion', async () => {
     await h.createSecret('foreign', { mine: 'hands-off' });
+    // adoptExisting is the WorkloadSecret's word only: without the Secret's consent nothing is touched.
     await h.create('WorkloadSecret', 'taker', {
       connectionRef,
       sources,
-      target: { secret: { name: 'foreign' } },
+      target: { secret: { name: 'foreign' }, configMap: { name: 'taker-cm' }, adoptExisting: true },
     });
     const failed = await h.waitForCondition('WorkloadSecret', 'taker', {
       type: 'Synced',
       status: 'False',
       reason: 'TargetConflict',
     });
-    expect(failed.status?.conditions?.find((c) => c.type === 'Synced')?.message).toContain('Secret');
+    expect(syncedMessage(failed)).toContain('annotate it coffer.dev/adopt-by: WorkloadSecret/taker');
     expect(await h.readSecret('foreign')).toEqual({ mine: 'hands-off' });
     expect((await secretMeta('foreign'))?.labels?.['app.kubernetes.io/managed-by']).toBeUndefined();
-    await h.patch('WorkloadSecret', 'taker', { spec: { target: { adoptExisting: true } } });
+    expect(await readConfigMap('taker-cm')).toBeUndefined();
+
+    // Whoever may write the Secret consents: it is taken over, with no owner reference.
+    await annotateSecret('foreign', { 'coffer.dev/adopt-by': 'WorkloadSecret/taker' });
     await h.waitForReady('WorkloadSecret', 'taker');
     expect(await h.readSecret('foreign')).toEqual(expected());
-    expect((await secretMeta('foreign'))?.annotations?.['coffer.dev/delivered-by']).toBe(
-      'WorkloadSecret/taker',
+    const adopted = await secretMeta('foreign');
+    expect(adopted?.ownerReferences ?? []).toEqual([]);
+    expect(adopted?.annotations).toMatchObject({
+      'coffer.dev/adopted': 'true',
+      'coffer.dev/delivered-by': 'WorkloadSecret/taker',
+    });
+    const created = await h.core.readNamespacedConfigMap({ namespace: h.namespace, name: 'taker-cm' });
+    expect(created.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'WorkloadSecret', name: 'taker', controller: true }),
+    ]);
+    expect((await h.get('WorkloadSecret', 'taker'))?.metadata.finalizers).toEqual(['coffer.dev/finalizer']);
+
+    // Deleted with creationPolicy Owner: the garbage collector takes the ConfigMap Coffer created —
+    // its signal that it has acted on this WorkloadSecret — and never the adopted Secret, released.
+    await h.delete('WorkloadSecret', 'taker');
+    await h.waitForDeletion('WorkloadSecret', 'taker');
+    await gone(() => readConfigMap('taker-cm'), 'the garbage collector to delete the created ConfigMap');
+    expect(await h.readSecret('foreign')).toEqual(expected());
+    const released = await secretMeta('foreign');
+    expect(released?.labels?.['app.kubernetes.io/managed-by']).toBeUndefined();
+    expect(Object.keys(released?.annotations ?? {}).filter((k) => k.startsWith('coffer.dev/'))).toEqual([
+      'coffer.dev/adopt-by',
+    ]);
+  });
+
+  it('writes no target while another is refused: a foreign ConfigMap keeps the Secret unwritten', async () => {
+    await h.core.createNamespacedConfigMap({
+      namespace: h.namespace,
+      body: { metadata: { name: 'held-cm' }, data: { mine: 'hands-off' } },
+    });
+    await h.create('WorkloadSecret', 'partial', {
+      connectionRef,
+      sources,
+      target: { secret: { name: 'partial-secret' }, configMap: { name: 'held-cm' } },
+    });
+    const failed = await h.waitForCondition('WorkloadSecret', 'partial', {
+      type: 'Synced',
+      status: 'False',
+      reason: 'TargetConflict',
+    });
+    expect(syncedMessage(failed)).toContain(`ConfigMap ${h.namespace}/held-cm`);
+    expect(await h.readSecret('partial-secret')).toBeUndefined();
+    expect(await readConfigMap('held-cm')).toEqual({ mine: 'hands-off' });
+  });
+
+  it('never makes the token controller mint a token: the CRD refuses the type, the operator an old object', async () => {
+    const namespace = h.namespace;
+    const tokenOf = { 'kubernetes.io/service-account.name': 'victim' };
+    await h.core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'victim' } } });
+    // The token controller runs: a token Secret made directly gets a token.
+    await h.core.createNamespacedSecret({
+      namespace,
+      body: {
+        metadata: { name: 'direct-token', annotations: tokenOf },
+        type: 'kubernetes.io/service-account-token',
+      },
+    });
+    await waitFor(async () => ((await h.readSecret('direct-token'))?.['token'] ?? '').length > 0, {
+      timeoutMs: 60_000,
+      message: 'the token controller to fill a token Secret',
+    });
+    const spec = {
+      connectionRef,
+      sources,
+      target: {
+        secret: { name: 'minted', type: 'kubernetes.io/service-account-token', annotations: tokenOf },
+      },
+    };
+    const manifest = { apiVersion, kind: 'WorkloadSecret', metadata: { name: 'minter', namespace }, spec };
+    const refusal = await rejection(applyObject(h.kubeConfig, manifest));
+    expect(refusal).toContain(
+      'spec.target.secret.type: Unsupported value: "kubernetes.io/service-account-token"',
     );
+
+    await storeUnvalidated('minter', spec);
+    const failed = await h.waitForCondition('WorkloadSecret', 'minter', {
+      type: 'Synced',
+      status: 'False',
+      reason: 'InvalidSpec',
+    });
+    expect(syncedMessage(failed)).toContain('spec.target.secret.type');
+    expect(await h.readSecret('minted')).toBeUndefined();
   });
 
   it('never takes over a target another WorkloadSecret delivers into, even with adoptExisting', async () => {

@@ -366,4 +366,15 @@ export const badObjects: readonly BadObjectCase[] = [
     }),
     apiMessage: '.spec.isActive: expected boolean',
   },
+  // Targets the cluster would fill with credentials, or act on: the CRD allows only plain-data types.
+  ...['kubernetes.io/service-account-token', 'bootstrap.kubernetes.io/token', 'helm.sh/release.v1'].map(
+    (type): BadObjectCase => ({
+      reason: `WorkloadSecret target of type ${type}`,
+      kind: 'WorkloadSecret',
+      spec: variant('WorkloadSecret', (s) => {
+        at(s, 'target.secret')['type'] = type;
+      }),
+      apiMessage: `spec.target.secret.type: Unsupported value: "${type}"`,
+    }),
+  ),
 ];

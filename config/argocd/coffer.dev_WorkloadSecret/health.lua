@@ -18,6 +18,7 @@ local classes = {
   Forbidden = "terminal",
   InvalidKey = "terminal",
   InvalidSpec = "terminal",
+  InvalidValue = "terminal",
   NamespaceNotAllowed = "terminal",
   NotFound = "terminal",
   Paused = "suspended",

@@ -77,15 +77,37 @@ const stringMap = (what: string) =>
     .optional()
     .describe(`${what} set on the object (Coffer's own label and annotations are added).`);
 
+/**
+ * The Secret types a target may have: only types whose Secrets the cluster treats as plain data.
+ * `kubernetes.io/service-account-token` is filled with a real token by the token controller and
+ * `bootstrap.kubernetes.io/token` makes the API server accept a bearer token, so a resource of
+ * either would mint credentials for whoever may read the target; any other type (a third party's)
+ * may be acted on by a controller Coffer cannot know (a `helm.sh/release.v1` Secret, for one, is a
+ * release record Helm trusts), so it is refused too.
+ */
+export const workloadSecretTargetTypes = [
+  'Opaque',
+  'kubernetes.io/tls',
+  'kubernetes.io/dockerconfigjson',
+  'kubernetes.io/dockercfg',
+  'kubernetes.io/basic-auth',
+  'kubernetes.io/ssh-auth',
+] as const;
+export type WorkloadSecretTargetType = (typeof workloadSecretTargetTypes)[number];
+
 const secretTarget = z
   .object({
     name: objectName.optional().describe('Name of the Secret. Default: the name of this WorkloadSecret.'),
     type: z
-      .string()
-      .min(1)
-      .max(253)
+      .enum(workloadSecretTargetTypes)
       .default('Opaque')
-      .describe('Secret type, e.g. Opaque or kubernetes.io/tls (its required keys must be delivered).'),
+      .describe(
+        'Secret type: Opaque, kubernetes.io/tls (needs the keys tls.crt and tls.key), ' +
+          'kubernetes.io/dockerconfigjson (.dockerconfigjson, a JSON object), kubernetes.io/dockercfg ' +
+          '(.dockercfg, a JSON object), kubernetes.io/basic-auth (username and/or password) or ' +
+          'kubernetes.io/ssh-auth (ssh-privatekey, not empty). No type the cluster fills with credentials ' +
+          '(service-account or bootstrap tokens) and no third-party type. Default: Opaque.',
+      ),
     labels: stringMap('Labels'),
     annotations: stringMap('Annotations'),
     immutable: z
@@ -126,8 +148,12 @@ export const workloadSecretTarget = withRules(
       .boolean()
       .default(false)
       .describe(
-        'Take over a target that exists and was not created by Coffer (its content is replaced). Without it such ' +
-          'an object is never modified and the resource reports TargetConflict. Default: false.',
+        'Take over a target that exists and was not created by Coffer (its content is replaced), when that ' +
+          'object consents: it must carry the annotation coffer.dev/adopt-by: WorkloadSecret/<this name>, set ' +
+          'by whoever may write it. Never one another object controls or another WorkloadSecret delivers into. ' +
+          'An adopted target gets no owner reference (never garbage-collected with this WorkloadSecret) and is ' +
+          'released on deletion: Coffer removes its label and annotations, the content stays. Without it, or ' +
+          'without the annotation, such an object is never modified (TargetConflict). Default: false.',
       ),
   }),
   [

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { TerminalError } from '../../runtime/errors.ts';
-import { checkContent, contentBytes, contentHash, invalidKeyReason, MAX_CONTENT_BYTES } from './content.ts';
+import {
+  checkContent,
+  checkSecretType,
+  contentBytes,
+  contentHash,
+  invalidKeyReason,
+  MAX_CONTENT_BYTES,
+} from './content.ts';
 
 function failure(data: Record<string, string>): TerminalError {
   try {
@@ -39,5 +46,60 @@ describe('content checks', () => {
     expect(contentHash({ B: '2', A: '1' }, 'uid-1')).toBe(a);
     expect(contentHash({ A: '1', B: '2' }, 'uid-2')).not.toBe(a);
     expect(contentHash({ A: '1', B: '3' }, 'uid-1')).not.toBe(a);
+  });
+});
+
+describe('the API server’s own rules', () => {
+  it('refuses keys starting with ".." (IsConfigMapKey)', () => {
+    expect(invalidKeyReason('..data')).toBe('it may not start with ".."');
+    expect(invalidKeyReason('.env')).toBeUndefined();
+    expect(failure({ '..data': 'x' }).reason).toBe('InvalidKey');
+  });
+
+  it('refuses a value that is not well-formed Unicode, naming only the key', () => {
+    const error = failure({ GOOD: 'ok', LONE: 'secret-value-2\ud800' });
+    expect(error.reason).toBe('InvalidValue');
+    expect(error.message).toContain('"LONE"');
+    expect(error.message).not.toContain('secret-value-2');
+    checkContent({ emoji: '🔑 e\u0301' });
+  });
+
+  it.each([
+    ['Opaque', {}, undefined],
+    ['kubernetes.io/tls', { 'tls.crt': '', 'tls.key': '' }, undefined],
+    ['kubernetes.io/tls', { 'tls.crt': 'c' }, 'InvalidSpec: tls.key'],
+    ['kubernetes.io/tls', {}, 'InvalidSpec: tls.crt, tls.key'],
+    ['kubernetes.io/dockerconfigjson', { '.dockerconfigjson': '{"auths":{}}' }, undefined],
+    [
+      'kubernetes.io/dockerconfigjson',
+      { '.dockerconfigjson': 'secret-value-3' },
+      'InvalidValue: .dockerconfigjson',
+    ],
+    ['kubernetes.io/dockerconfigjson', { '.dockerconfigjson': '[1]' }, 'InvalidValue: .dockerconfigjson'],
+    ['kubernetes.io/dockerconfigjson', {}, 'InvalidSpec: .dockerconfigjson'],
+    ['kubernetes.io/dockercfg', { '.dockercfg': '{}' }, undefined],
+    ['kubernetes.io/dockercfg', { other: '{}' }, 'InvalidSpec: .dockercfg'],
+    ['kubernetes.io/basic-auth', { password: '' }, undefined],
+    ['kubernetes.io/basic-auth', { user: 'x' }, 'InvalidSpec: username and password'],
+    ['kubernetes.io/ssh-auth', { 'ssh-privatekey': 'k' }, undefined],
+    ['kubernetes.io/ssh-auth', { 'ssh-privatekey': '' }, 'InvalidSpec: ssh-privatekey'],
+    [
+      'kubernetes.io/service-account-token',
+      { token: 'x' },
+      'InvalidSpec: kubernetes.io/service-account-token',
+    ],
+    ['example.com/custom', {}, 'InvalidSpec: example.com/custom'],
+  ] as const)('a Secret of type %s with %j: %s', (type, data, expected) => {
+    let error: TerminalError | undefined;
+    try {
+      checkSecretType(type, data);
+    } catch (thrown) {
+      error = thrown as TerminalError;
+    }
+    if (expected === undefined) return expect(error).toBeUndefined();
+    const [reason, text] = expected.split(': ') as [string, string];
+    expect(error?.reason).toBe(reason);
+    expect(error?.message).toContain(text);
+    expect(error?.message).not.toContain('secret-value-3');
   });
 });

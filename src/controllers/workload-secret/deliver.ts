@@ -1,9 +1,11 @@
 /**
  * One delivery: read every source with the resource's connection, merge them in order, apply the
- * template, check the result (keys, size) and write the targets that differ. Thrown failures carry
- * their reason (`SourceNotFound`, `TemplateError`, `InvalidKey`, `TooLarge`, `TargetConflict`, or a
- * service error classified by the reconciler); nothing is written unless every source was read and
- * the content is valid, so a target is never emptied or half-updated by a failure.
+ * template, check the result (keys, values, size) and write the targets that differ. Thrown
+ * failures carry their reason (`SourceNotFound`, `TemplateError`, `InvalidKey`, `InvalidValue`,
+ * `TooLarge`, `InvalidSpec` for a Secret type's missing keys, `TargetConflict`, or a service error
+ * classified by the reconciler); nothing is written unless every source was read, the content is
+ * valid and every target may be written (`targets.ts`), so a target is never emptied or
+ * half-updated by a failure, and one target is never written while another is refused.
  */
 import type { WorkloadSecretSpec } from '../../api/v1alpha1/index.ts';
 import type { ServiceClient } from '../../client/index.ts';
@@ -14,7 +16,7 @@ import { mergeSources } from './merge.ts';
 import { readSource, type SourceRead, type SourceReport } from './sources.ts';
 import type { TargetSpec } from './target-objects.ts';
 import type { targetApis } from './targets.ts';
-import { deliverTarget, type TargetCache, type TargetWriteResult } from './targets.ts';
+import { deliverTargets, type TargetCache, type TargetResult } from './targets.ts';
 import { renderContent } from './template/render.ts';
 
 export interface DeliveryContext {
@@ -36,11 +38,7 @@ export interface Delivery {
   readonly sources: readonly SourceReport[];
   readonly collisions: readonly string[];
   /** Each target and what was done to it. */
-  readonly targets: readonly {
-    readonly kind: string;
-    readonly name: string;
-    readonly result: TargetWriteResult;
-  }[];
+  readonly targets: readonly TargetResult[];
   /** True when a target was created or updated. */
   readonly changed: boolean;
 }
@@ -87,11 +85,7 @@ export async function deliver(
   const merged = mergeSources(reads.map((r) => r.pairs));
   const data = await renderContent(merged.data, obj.spec.template);
   checkContent(data);
-  const targets = [];
-  for (const spec of targetSpecs(obj, data)) {
-    const result = await deliverTarget(ctx.apis, spec, obj, ctx.targetCache);
-    targets.push({ kind: spec.kind, name: spec.name, result });
-  }
+  const targets = await deliverTargets(ctx.apis, targetSpecs(obj, data), obj, ctx.targetCache);
   return {
     contentHash: contentHash(data, obj.metadata.uid ?? ''),
     secretCount: Object.keys(data).length,

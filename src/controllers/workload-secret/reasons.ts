@@ -1,7 +1,8 @@
 /**
  * Reasons of WorkloadSecret.
  * Declared once with their class; see src/runtime/reasons.ts. A key that is not a valid Secret key
- * (`InvalidKey`) and content over 1 MiB (`TooLarge`) use the generic reasons.
+ * (`InvalidKey`), content over 1 MiB (`TooLarge`) and a Secret type whose required keys are not
+ * delivered (`InvalidSpec`) use the generic reasons.
  */
 import { declareReasons } from '../../runtime/reasons.ts';
 
@@ -22,7 +23,20 @@ export const workloadSecretReasons = declareReasons('WorkloadSecret', {
     class: 'terminal',
     conditions: ['Synced'],
     description:
-      'A target Secret or ConfigMap exists and was not created by this WorkloadSecret; it is never modified.',
-    remedy: 'Delete or rename the object, or set spec.target.adoptExisting: true to take it over.',
+      'A target Secret or ConfigMap exists and was not created by this WorkloadSecret; it is never modified, ' +
+      'and no other target is written either.',
+    remedy:
+      'Delete or rename the object; or, to let this WorkloadSecret take it over, whoever may write the object ' +
+      'annotates it `coffer.dev/adopt-by: WorkloadSecret/<name>` and the WorkloadSecret sets ' +
+      '`spec.target.adoptExisting: true`.',
+  },
+  InvalidValue: {
+    class: 'terminal',
+    conditions: ['Synced'],
+    description:
+      'A value cannot be delivered exactly: it is not well-formed Unicode (a lone UTF-16 surrogate), or a ' +
+      'docker config key of a Secret of that type is not a JSON object; the message names the key, never ' +
+      'the value. Nothing is written.',
+    remedy: 'Fix the value in the service, or leave the key out with the source’s exclude.',
   },
 });

@@ -9,11 +9,14 @@
  * | project/environment/folder missing         | unchanged              | False `SourceNotFound` (waits)|
  * | template error                             | unchanged              | False `TemplateError`         |
  * | invalid key / content over 1 MiB           | unchanged              | False `InvalidKey`/`TooLarge` |
+ * | a value not well-formed Unicode            | unchanged              | False `InvalidValue`          |
+ * | a Secret type's required keys missing      | unchanged              | False `InvalidSpec`           |
  * | a target exists and is not ours            | unchanged              | False `TargetConflict`        |
  * | connection not Ready, Project not Ready    | unchanged              | False `ReferenceNotReady`     |
  *
  * Failures are thrown and classified by the direct reconciler; on every failure the targets are
- * left as they are. The next full read is `spec.resyncInterval` (default 10m) away, with jitter.
+ * left as they are. With `adoptExisting` it carries Coffer's finalizer and releases the targets it
+ * adopted when deleted (`release.ts`). The next full read is `spec.resyncInterval` (default 10m) away, with jitter.
  */
 import type { WorkloadSecretSpec, WorkloadSecretStatus } from '../../api/v1alpha1/index.ts';
 import type { DirectOutcome, DirectServices, DirectSync } from '../../managed/direct/kind.ts';
@@ -22,6 +25,7 @@ import { Reasons } from '../../runtime/conditions.ts';
 import { jitter, parseDuration } from '../../runtime/duration.ts';
 import { deliver, type Delivery } from './deliver.ts';
 import { LiveDelivery } from './live-delivery.ts';
+import { adoptedTargetsRelease } from './release.ts';
 import { targetApis } from './targets.ts';
 
 /** Full resync interval when the spec sets none. */
@@ -108,5 +112,6 @@ export function workloadSecretSync(
       return live.finish(obj, delivery, deliveredOutcome(obj, delivery, ctx.now), ctx.now);
     },
     forget: (request) => live.forget(request),
+    release: adoptedTargetsRelease(apis),
   };
 }

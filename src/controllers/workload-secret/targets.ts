@@ -1,8 +1,14 @@
 /**
- * Writing the targets (see `target-objects.ts` for ownership and the desired objects): nothing is
- * written when the target is up to date; a missing one is created; ours is replaced whole (a type
- * change or an immutable object: deleted and created); anything else is a `TargetConflict` and
- * left untouched. A 409 (changed concurrently) is a `ConflictError`: a silent requeue.
+ * Writing the targets (see `target-objects.ts` for ownership and the desired objects), all or
+ * nothing: every target is checked first — its Secret type's required keys, whether it exists,
+ * is ours, is up to date, or may be adopted — and only when none fails is any written. Nothing is
+ * written for a target that is up to date; a missing one is created; ours is replaced whole (a
+ * type change or an immutable object: deleted and created); anything else is a `TargetConflict`
+ * and no target at all is written. A 409 (changed concurrently) is a `ConflictError`: a silent
+ * requeue, the next attempt checks again from fresh state.
+ *
+ * Releasing (`releaseAdopted`): when the WorkloadSecret is deleted, each target it adopted loses
+ * Coffer's label and annotations and keeps its content.
  */
 import type { V1ConfigMap, V1Secret } from '@kubernetes/client-node';
 import type { KubeCoreApi } from '../../runtime/kube-clients.ts';
@@ -11,12 +17,20 @@ import type { KubeObject } from '../../runtime/object-meta.ts';
 import { commonReasons } from '../../runtime/common-reasons.ts';
 import type { CachedPayload } from '../../managed/direct/kind.ts';
 import { dataHash } from '../../runtime/secret-writer.ts';
+import { checkSecretType } from './content.ts';
 import {
+  adoptionConsent,
+  ANNOTATION_ADOPT_BY,
   decodedData,
   desiredTarget,
+  isAdopted,
+  isAdoptedBy,
   isUpToDate,
   needsReplacement,
   ownershipOf,
+  releasedTarget,
+  type AdoptionNeed,
+  type Ownership,
   type TargetKind,
   type TargetObject,
   type TargetSpec,
@@ -67,35 +81,37 @@ export function targetApis(core: TargetCoreApi): Readonly<Record<TargetKind, Tar
   };
 }
 
-function conflict(spec: TargetSpec, why: string): TerminalError {
-  const adopt = spec.adoptExisting ? '' : ', or set spec.target.adoptExisting: true to take it over';
+/** What a take-over would need, as the remedy of a conflict message. */
+function remedy(owner: KubeObject, needs: readonly AdoptionNeed[] | undefined): string {
+  if (!needs) return 'delete it or choose another target name';
+  const steps = [
+    ...(needs.includes('consent')
+      ? [`annotate it ${ANNOTATION_ADOPT_BY}: ${adoptionConsent(owner)} (as someone who may write it)`]
+      : []),
+    ...(needs.includes('adoptExisting') ? ['set spec.target.adoptExisting: true'] : []),
+  ];
+  return `delete it or choose another target name; or, to let this WorkloadSecret take it over (its content replaced), ${steps.join(' and ')}`;
+}
+
+function conflict(spec: TargetSpec, owner: KubeObject, why: Exclude<Ownership, string>): TerminalError {
   return new TerminalError(
     workloadSecretReasons.names.TargetConflict,
-    `${spec.kind} ${spec.namespace}/${spec.name} exists and is not this WorkloadSecret's (${why}); ` +
-      `it is left untouched: delete or rename it${adopt}`,
+    `${spec.kind} ${spec.namespace}/${spec.name} exists and is not this WorkloadSecret's (${why.foreign}); ` +
+      `no target is written: ${remedy(owner, why.needs)}`,
   );
 }
 
-async function writeTarget(api: TargetApi, spec: TargetSpec, owner: KubeObject): Promise<TargetWriteResult> {
-  const existing = await api.read(spec.namespace, spec.name);
-  if (!existing) {
-    await api.create(spec.namespace, desiredTarget(spec, owner));
-    return 'created';
-  }
-  const ownership = ownershipOf(existing, owner, spec.adoptExisting);
-  if (typeof ownership === 'object') throw conflict(spec, ownership.foreign);
-  const actual = dataHash(decodedData(spec.kind, existing));
-  if (ownership === 'ours' && isUpToDate(existing, actual, spec, owner)) return 'unchanged';
-  if (needsReplacement(existing, spec)) {
-    await api.delete(spec.namespace, spec.name);
-    // A new object: the old one's identity (uid, resourceVersion) does not carry over.
-    const { uid: _uid, resourceVersion: _rv, creationTimestamp: _at, ...metadata } = existing.metadata ?? {};
-    await api.create(spec.namespace, desiredTarget(spec, owner, { metadata }));
-    return 'updated';
-  }
-  await api.replace(spec.namespace, spec.name, desiredTarget(spec, owner, existing));
-  return 'updated';
-}
+/** What to do with one target, decided before any target is written. */
+type TargetPlan =
+  | { readonly spec: TargetSpec; readonly action: 'unchanged' }
+  | { readonly spec: TargetSpec; readonly action: 'create' }
+  | {
+      readonly spec: TargetSpec;
+      readonly action: 'replace' | 'recreate';
+      readonly existing: TargetObject;
+      /** Adopted before, or taken over now: no owner reference, the mark stamped. */
+      readonly adopted: boolean;
+    };
 
 /** The informer cache's view of a target (metadata and data hash, no values), if any. */
 export type TargetCache = (kind: TargetKind, namespace: string, name: string) => CachedPayload | undefined;
@@ -107,20 +123,53 @@ function cachedUpToDate(cache: TargetCache | undefined, spec: TargetSpec, owner:
   return isUpToDate(cached, cached.dataHash, spec, owner);
 }
 
-/**
- * Writes one target (see the module comment); values never appear in errors. With `cache`, a
- * target the informer cache shows up to date costs no request (a cache behind a change only costs
- * the GET of the slow path).
- */
-export async function deliverTarget(
-  apis: Readonly<Record<TargetKind, TargetApi>>,
+/** Decides what to do with one target; throws `TargetConflict` for one that is not ours to write. */
+async function planTarget(
+  api: TargetApi,
   spec: TargetSpec,
   owner: KubeObject,
-  cache?: TargetCache,
-): Promise<TargetWriteResult> {
-  if (cachedUpToDate(cache, spec, owner)) return 'unchanged';
+  cache: TargetCache | undefined,
+): Promise<TargetPlan> {
+  if (cachedUpToDate(cache, spec, owner)) return { spec, action: 'unchanged' };
+  const existing = await api.read(spec.namespace, spec.name);
+  if (!existing) return { spec, action: 'create' };
+  const ownership = ownershipOf(existing, owner, spec.adoptExisting);
+  if (typeof ownership === 'object') throw conflict(spec, owner, ownership);
+  const actual = dataHash(decodedData(spec.kind, existing));
+  if (ownership === 'ours' && isUpToDate(existing, actual, spec, owner)) return { spec, action: 'unchanged' };
+  const adopted = ownership === 'adoptable' || isAdopted(existing);
+  const action = needsReplacement(existing, spec) ? 'recreate' : 'replace';
+  return { spec, action, existing, adopted };
+}
+
+/** Carries out one plan. */
+async function applyPlan(api: TargetApi, plan: TargetPlan, owner: KubeObject): Promise<TargetWriteResult> {
+  const { spec } = plan;
+  if (plan.action === 'unchanged') return 'unchanged';
+  if (plan.action === 'create') {
+    await api.create(spec.namespace, desiredTarget(spec, owner));
+    return 'created';
+  }
+  if (plan.action === 'recreate') {
+    await api.delete(spec.namespace, spec.name);
+    // A new object: the old one's identity (uid, resourceVersion) does not carry over.
+    const {
+      uid: _uid,
+      resourceVersion: _rv,
+      creationTimestamp: _at,
+      ...metadata
+    } = plan.existing.metadata ?? {};
+    await api.create(spec.namespace, desiredTarget(spec, owner, { metadata }, plan.adopted));
+    return 'updated';
+  }
+  await api.replace(spec.namespace, spec.name, desiredTarget(spec, owner, plan.existing, plan.adopted));
+  return 'updated';
+}
+
+/** `write()`, with a 409 (the object changed since it was read) as a `ConflictError`. */
+async function concurrently<T>(spec: { kind: string; name: string }, write: () => Promise<T>): Promise<T> {
   try {
-    return await writeTarget(apis[spec.kind], spec, owner);
+    return await write();
   } catch (error) {
     if (kubernetesStatus(error) === 409)
       throw new ConflictError(
@@ -130,4 +179,55 @@ export async function deliverTarget(
       );
     throw error;
   }
+}
+
+/** What was done to one target. */
+export interface TargetResult {
+  readonly kind: TargetKind;
+  readonly name: string;
+  readonly result: TargetWriteResult;
+}
+
+/**
+ * Writes the targets all or nothing (see the module comment); values never appear in errors.
+ * With `cache`, a target the informer cache shows up to date costs no request (a cache behind a
+ * change only costs the GET of the slow path).
+ */
+export async function deliverTargets(
+  apis: Readonly<Record<TargetKind, TargetApi>>,
+  specs: readonly TargetSpec[],
+  owner: KubeObject,
+  cache?: TargetCache,
+): Promise<TargetResult[]> {
+  for (const spec of specs) if (spec.kind === 'Secret') checkSecretType(spec.type ?? 'Opaque', spec.data);
+  const plans: TargetPlan[] = [];
+  for (const spec of specs) plans.push(await planTarget(apis[spec.kind], spec, owner, cache));
+  const results: TargetResult[] = [];
+  for (const plan of plans) {
+    const result = await concurrently(plan.spec, () => applyPlan(apis[plan.spec.kind], plan, owner));
+    results.push({ kind: plan.spec.kind, name: plan.spec.name, result });
+  }
+  return results;
+}
+
+/**
+ * Releases the targets `owner` adopted among `targets`: Coffer's label and annotations removed,
+ * the content left as last delivered (not restored). A target that is gone, or not one `owner`
+ * adopted, is left alone. Returns how many were released.
+ */
+export async function releaseAdopted(
+  apis: Readonly<Record<TargetKind, TargetApi>>,
+  owner: KubeObject,
+  targets: readonly { readonly kind: TargetKind; readonly name: string }[],
+): Promise<number> {
+  const namespace = owner.metadata?.namespace ?? '';
+  let released = 0;
+  for (const target of targets) {
+    const api = apis[target.kind];
+    const existing = await api.read(namespace, target.name);
+    if (!existing || !isAdoptedBy(existing, owner)) continue;
+    await concurrently(target, () => api.replace(namespace, target.name, releasedTarget(existing)));
+    released += 1;
+  }
+  return released;
 }

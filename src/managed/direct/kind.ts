@@ -9,6 +9,9 @@
  * resource referring to it through `spec.connectionRef` holds Coffer's finalizer any more (see
  * `deletion.ts`), so those resources can still clean up in the service.
  *
+ * A kind whose sync takes hold of something outside its object (`DirectSync.release`) carries
+ * Coffer's finalizer `coffer.dev/finalizer` while it may, and lets go before it goes.
+ *
  * A direct kind supplies a `sync` that looks at the world and says what Ready (and, for expected
  * failures such as rejected credentials, Synced) should be. Unexpected failures are thrown and
  * classified like the managed reconciler's (`Synced=False`, Ready unchanged).
@@ -49,11 +52,27 @@ export interface DirectContext {
   readonly now: Date;
 }
 
+/**
+ * Something a direct kind takes hold of outside its object that must be let go when the object is
+ * deleted (a WorkloadSecret's adopted targets). While `holds` says so, the reconciler adds Coffer's
+ * finalizer (`coffer.dev/finalizer`) before the sync; once the object is being deleted it runs
+ * `release` and then removes the finalizer — without `release` when `coffer.dev/abandon: "true"`
+ * is set, and not at all while `coffer.dev/paused: "true"` is.
+ */
+export interface DirectRelease<Spec> {
+  /** True when `obj` (spec parsed) may take hold of something: it needs the finalizer. */
+  holds(obj: ManagedObject<Spec>): boolean;
+  /** Lets go of everything `obj` holds; safe to repeat (a failure is retried with backoff). */
+  release(obj: ManagedObject<unknown>, ctx: DirectContext): Promise<void>;
+}
+
 /** The reconcile logic of one direct kind. */
 export interface DirectSync<Spec, Status extends AdapterStatus = AdapterStatus> {
   sync(obj: ManagedObject<Spec>, ctx: DirectContext): Promise<DirectOutcome<Status>>;
   /** The object no longer exists: release what was held for it (e.g. a cached client). */
   forget?(request: Request): void;
+  /** What must be let go when the object is deleted (see `DirectRelease`). */
+  readonly release?: DirectRelease<Spec>;
 }
 
 /** What direct kinds receive besides the common services. */

@@ -5,7 +5,7 @@ import { ServerError } from '../../client/index.ts';
 import type { ManagedObject } from '../external-client.ts';
 import { createEventRecorder } from '../../runtime/events.ts';
 import { createLogger } from '../../runtime/logger.ts';
-import { ANNOTATION_ABANDON, ANNOTATION_PAUSED } from '../../runtime/object-meta.ts';
+import { ANNOTATION_ABANDON, ANNOTATION_PAUSED, FINALIZER } from '../../runtime/object-meta.ts';
 import type { DependentsLookup } from './deletion.ts';
 import { DEPENDENTS_FINALIZER, type DirectOutcome, type DirectSync } from './kind.ts';
 import { createDirectReconciler } from './reconciler.ts';
@@ -185,6 +185,57 @@ describe('createDirectReconciler', () => {
     it('lets go at once with the abandon annotation', async () => {
       const t = await deletedWhileHeld(['Project/ns/p'], { [ANNOTATION_ABANDON]: 'true' });
       await t.reconcile(request, context);
+      expect(t.store.peek(request)).toBeUndefined();
+    });
+  });
+
+  describe('with a release', () => {
+    /** A kind that holds something while `spec.url` says `hold`; releases are counted. */
+    function holding(spec: Spec, annotations?: Record<string, string>) {
+      const t = setup(() => Promise.resolve(ready), spec, annotations);
+      const released: string[] = [];
+      const reconcile = createDirectReconciler<Spec, Record<string, unknown>>({
+        schema,
+        sync: {
+          sync: () => Promise.resolve(ready),
+          forget: (r) => t.forgotten.push(r.name),
+          release: {
+            holds: (obj) => obj.spec.url === 'hold',
+            release: (obj) => {
+              released.push(obj.metadata.name);
+              return Promise.resolve();
+            },
+          },
+        },
+        reader: t.store,
+        patcher: t.store,
+        events: createEventRecorder({ api: t.events, component: 'test' }),
+        pollIntervalMs: 60_000,
+      });
+      return { ...t, reconcile, released };
+    }
+
+    it('adds the finalizer only when the kind holds something, and releases before letting go', async () => {
+      const free = holding({ url: 'http://x' });
+      await free.reconcile(request, context);
+      expect(free.store.peek(request)?.metadata.finalizers).toBeUndefined();
+      const t = holding({ url: 'hold' });
+      await t.reconcile(request, context);
+      expect(t.store.peek(request)?.metadata.finalizers).toEqual([FINALIZER]);
+      t.store.delete(request);
+      expect(t.store.peek(request)).toBeDefined();
+      expect(await t.reconcile(request, context)).toEqual({});
+      expect(t.released).toEqual(['c']);
+      expect(t.store.peek(request)).toBeUndefined();
+      expect(t.forgotten).toEqual(['c']);
+    });
+
+    it('lets go without releasing with the abandon annotation', async () => {
+      const t = holding({ url: 'hold' }, { [ANNOTATION_ABANDON]: 'true' });
+      await t.reconcile(request, context);
+      t.store.delete(request);
+      await t.reconcile(request, context);
+      expect(t.released).toEqual([]);
       expect(t.store.peek(request)).toBeUndefined();
     });
   });

@@ -5,7 +5,9 @@
  *
  * With `dependents` (kinds held by their dependents) it also adds `coffer.dev/dependents` before
  * the first sync, and on deletion keeps it until `deletion.ts` releases the object; the
- * kind's `forget` runs only once the object is released or gone.
+ * kind's `forget` runs only once the object is released or gone. A kind with `sync.release`
+ * gets `coffer.dev/finalizer` while `release.holds` says so, and on deletion its `release` runs
+ * before the finalizer is removed (see `DirectRelease` in `kind.ts`).
  */
 import type { z } from 'zod';
 import type { AdapterStatus, ManagedObject } from '../external-client.ts';
@@ -16,9 +18,11 @@ import { parseSpec } from '../spec.ts';
 import { Reasons } from '../../runtime/conditions.ts';
 import { jitter } from '../../runtime/duration.ts';
 import type { EventInput, EventRecorder } from '../../runtime/events.ts';
-import { ensureFinalizer } from '../../runtime/finalizers.ts';
+import { ensureFinalizer, removeFinalizer } from '../../runtime/finalizers.ts';
 import {
+  ANNOTATION_ABANDON,
   ANNOTATION_PAUSED,
+  hasFinalizer,
   isAnnotationTrue,
   isBeingDeleted,
   type ObjectPatcher,
@@ -99,7 +103,30 @@ async function reconcileHeldDeletion<Spec, Status extends AdapterStatus>(
   return { requeueAfterMs: jitter(options.pollIntervalMs, 0.1) };
 }
 
-/** The finalizer (for held kinds), the kind's sync, status and events; failures classified. */
+/** Writes Synced=False for a failure (and a warning event when Synced changed); throws it classified. */
+async function reportFailure<Spec, Status extends AdapterStatus>(
+  obj: ManagedObject<unknown>,
+  error: unknown,
+  options: DirectReconcilerOptions<Spec, Status>,
+  settings: Settings & { readonly context: ReconcileContext },
+): Promise<never> {
+  const classified = classifyServiceError(error, 'reconcile', options.pollIntervalMs);
+  if (classified.errorClass === 'conflict') throw classified;
+  const failure: ConditionState = {
+    status: 'False',
+    reason: classified.reason,
+    message: classified.message,
+  };
+  const warning: EventInput = { type: 'Warning', reason: 'ReconcileFailed', message: classified.message };
+  try {
+    await writeStatus(obj, { synced: failure, events: [], warning }, settings);
+  } catch (statusError) {
+    settings.context.log.warn({ err: statusError }, 'cannot write status after a failed reconcile');
+  }
+  throw classified;
+}
+
+/** The finalizers, the kind's sync, status and events; failures classified. */
 async function syncAndReport<Spec, Status extends AdapterStatus>(
   read: ManagedObject<unknown>,
   options: DirectReconcilerOptions<Spec, Status>,
@@ -110,27 +137,46 @@ async function syncAndReport<Spec, Status extends AdapterStatus>(
   try {
     if (options.dependents) obj = await ensureFinalizer(options.patcher, obj, DEPENDENTS_FINALIZER);
     const spec = parseSpec(options.schema, obj.spec);
+    if (options.sync.release?.holds({ ...obj, spec })) obj = await ensureFinalizer(options.patcher, obj);
     const outcome = await options.sync.sync({ ...obj, spec }, { ...context, now: settings.now });
     const write = { ...outcome, synced: outcome.synced ?? synced, events: outcome.events ?? [] };
     await writeStatus(obj, write, settings);
     const after = requeueOf(outcome, options.pollIntervalMs);
     return after === undefined ? {} : { requeueAfterMs: after };
   } catch (error) {
-    const classified = classifyServiceError(error, 'reconcile', options.pollIntervalMs);
-    if (classified.errorClass === 'conflict') throw classified;
-    const failure: ConditionState = {
-      status: 'False',
-      reason: classified.reason,
-      message: classified.message,
-    };
-    const warning: EventInput = { type: 'Warning', reason: 'ReconcileFailed', message: classified.message };
-    try {
-      await writeStatus(obj, { synced: failure, events: [], warning }, settings);
-    } catch (statusError) {
-      context.log.warn({ err: statusError }, 'cannot write status after a failed reconcile');
-    }
-    throw classified;
+    return reportFailure(obj, error, options, { ...settings, context });
   }
+}
+
+/**
+ * An object being deleted that still carries `coffer.dev/finalizer` for its kind's `release`:
+ * let go (unless abandoned), then remove the finalizer.
+ */
+async function reconcileRelease<Spec, Status extends AdapterStatus>(
+  obj: ManagedObject<unknown>,
+  request: Request,
+  options: DirectReconcilerOptions<Spec, Status>,
+  settings: Settings & { readonly context: ReconcileContext },
+): Promise<Result> {
+  try {
+    if (!isAnnotationTrue(obj, ANNOTATION_ABANDON))
+      await options.sync.release?.release(obj, { ...settings.context, now: settings.now });
+    await removeFinalizer(options.patcher, obj);
+  } catch (error) {
+    return reportFailure(obj, error, options, settings);
+  }
+  options.sync.forget?.(request);
+  return {};
+}
+
+/** What a deletion of `obj` asks for: nothing to do, the held-kind path, or the release path. */
+function deletionPath<Spec, Status extends AdapterStatus>(
+  obj: ManagedObject<unknown>,
+  options: DirectReconcilerOptions<Spec, Status>,
+): 'none' | 'gone' | 'held' | 'release' {
+  if (!isBeingDeleted(obj)) return 'none';
+  if (options.dependents) return 'held';
+  return options.sync.release && hasFinalizer(obj) ? 'release' : 'gone';
 }
 
 /** Creates the reconciler of one direct kind. */
@@ -140,8 +186,8 @@ export function createDirectReconciler<Spec, Status extends AdapterStatus>(
   const now = options.now ?? (() => new Date());
   return async (request, context: ReconcileContext) => {
     const obj = await options.reader.get(request);
-    const { dependents } = options;
-    if (!obj || (isBeingDeleted(obj) && !dependents)) {
+    const deletion = obj ? deletionPath(obj, options) : 'gone';
+    if (!obj || deletion === 'gone') {
       options.sync.forget?.(request);
       return {};
     }
@@ -150,8 +196,9 @@ export function createDirectReconciler<Spec, Status extends AdapterStatus>(
       await writeStatus(obj, { synced: pausedCondition, events: [] }, settings);
       return {};
     }
-    if (isBeingDeleted(obj) && dependents)
-      return reconcileHeldDeletion(obj, request, { ...options, dependents }, settings);
+    if (deletion === 'held' && options.dependents)
+      return reconcileHeldDeletion(obj, request, { ...options, dependents: options.dependents }, settings);
+    if (deletion === 'release') return reconcileRelease(obj, request, options, { ...settings, context });
     return syncAndReport(obj, options, settings, context);
   };
 }

@@ -33,6 +33,11 @@ export interface ControlPlaneInfo {
   readonly caCertPath: string;
   readonly caKeyPath: string;
   /**
+   * etcd's client URL (`http://127.0.0.1:<port>`, no TLS): for tests that must store an object the
+   * API server would refuse (one stored before its CRD changed).
+   */
+  readonly etcdServer?: string;
+  /**
    * What the binaries report, e.g. `{ kubeApiserver: 'v1.37.1', etcd: 'v3.7.3' }`;
    * `kubeControllerManager` only when it runs.
    */

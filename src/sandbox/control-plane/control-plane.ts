@@ -258,6 +258,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       kubeconfigPath,
       caCertPath: join(dir, 'ca.crt'),
       caKeyPath: join(dir, 'ca.key'),
+      etcdServer: `http://127.0.0.1:${etcdPort}`,
       versions: {
         kubeApiserver: kubeApiserverVersion,
         etcd: etcdVersion,
