@@ -6,7 +6,8 @@
  * - apply → all delivered (every WorkloadSecret Ready, its Secret written), and the same
  *   WorkloadSecrets converged by a floor controller (one Secret create and one status patch
  *   each, no service) in another namespace of the same control plane, and the ratio;
- * - service calls per minute at rest with events, and with events unavailable (the service
+ * - service calls per minute at rest with events (no read per WorkloadSecret; the folder checks:
+ *   one folder list per project stream and environment per resyncInterval), and with events unavailable (the service
  *   refuses the stream: 5 streams of the same identity already held) for `--quiet-n` resources
  *   with `--quiet-resync` (the configured rate, for comparison);
  * - service edit → target Secret updated, p50 / p99;
@@ -221,7 +222,7 @@ async function main(): Promise<void> {
     const rest = await callsPerMinute(service, steady);
     row(
       `at rest with events: service calls per minute (${n} WorkloadSecrets, over ${steady} s)`,
-      `${rest.perMinute.toFixed(1)} (${rest.routes})`,
+      `${rest.perMinute.toFixed(1)} (${rest.routes}; expected: no read per WorkloadSecret, and folder checks at ${projectCount} streams × 1 environment per resyncInterval 10m = ${(projectCount / 10).toFixed(1)}/min)`,
     );
     const sample = Array.from(
       { length: Math.min(Number(values.samples), n) },

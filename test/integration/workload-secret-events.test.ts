@@ -1,11 +1,12 @@
 // WorkloadSecret instant updates on the real control plane and a devserver over HTTP: every
 // WorkloadSecret reading a project shares its one event subscription; an edit in the service
 // reaches the target Secret through an event (resyncInterval 1h: nothing else could explain it),
-// only the WorkloadSecret reading the touched folder reads again, and at rest nothing reads the
-// service. A source folder deleted in the service (which sends no event for that) is noticed at
-// the next event the project's stream delivers. With events unavailable (the service refuses a
-// 6th stream of the same identity, 429) the resource falls back to its resync interval. Reads are
-// counted with the devserver's stats.
+// only the WorkloadSecret reading the touched folder reads again, and at rest (within the resync
+// interval) nothing reads the service. A source folder deleted in the service (which sends no
+// event for that) is noticed at the next event the project's stream delivers, and without any
+// event within one resync interval (a folder check per stream and environment). With events
+// unavailable (the service refuses a 6th stream of the same identity, 429) the resource falls
+// back to its resync interval. Reads are counted with the devserver's stats.
 // The two suites each have their own devserver, operator and namespace (so neither sees the
 // other's reads) and run at the same time; the tests inside a suite run in order.
 import { randomBytes } from 'node:crypto';
@@ -121,14 +122,19 @@ describe('WorkloadSecret events (shared project subscription)', { concurrent: tr
     },
   );
 
-  it('reads nothing from the service at rest', { ...inOrder, timeout: 120_000 }, async () => {
-    await settled(h);
-    const before = h.devserver.stats.snapshot().requests.total;
-    const listsBefore = reads(h);
-    await sleep(8_000);
-    expect(reads(h) - listsBefore).toBe(0);
-    expect(h.devserver.stats.snapshot().requests.total - before).toBe(0);
-  });
+  // Every resource of the project resyncs every hour, so its stream's folder check is hourly too.
+  it(
+    'reads nothing from the service at rest (within the resync interval)',
+    { ...inOrder, timeout: 120_000 },
+    async () => {
+      await settled(h);
+      const before = h.devserver.stats.snapshot().requests.total;
+      const listsBefore = reads(h);
+      await sleep(8_000);
+      expect(reads(h) - listsBefore).toBe(0);
+      expect(h.devserver.stats.snapshot().requests.total - before).toBe(0);
+    },
+  );
 
   it(
     'notices a source folder deleted in the service at the next event of the project (SourceNotFound), leaving the target',
@@ -163,6 +169,32 @@ describe('WorkloadSecret events (shared project subscription)', { concurrent: tr
       expect(doomed.status?.conditions?.find((c) => c.type === 'Synced')?.message).toContain('/doomed');
       expect(await h.readSecret('doomed')).toEqual({ VALUE: 'doomed-1' });
       expect((await h.readSecret('alpha'))?.VALUE).toBe('alpha-2');
+    },
+  );
+
+  it(
+    'notices a source folder deleted in the service with no event following within one resyncInterval (SourceNotFound)',
+    { ...inOrder, timeout: 180_000 },
+    async () => {
+      // A project of its own: its stream opens with this WorkloadSecret (so no event of the setup
+      // reaches it) and checks its folders every 30 s.
+      const projectId = (ids.still = await project(h, 'still'));
+      await h.service.folders.create({ projectId, environment: 'dev', path: '/', name: 'bare' });
+      await put(h, 'still', '/bare', 'bare-1');
+      await h.create('WorkloadSecret', 'bare', workloadSecret('still', '/bare', '30s'));
+      await h.waitForReady('WorkloadSecret', 'bare', { timeoutMs: 60_000 });
+      await settled(h);
+      await h.service.folders.delete('bare', { projectId, environment: 'dev', path: '/', forceDelete: true });
+      // No change follows: only the stream's folder check, due at most 30 s after the stream
+      // opened, can show that /bare is gone.
+      const bare = await h.waitForCondition(
+        'WorkloadSecret',
+        'bare',
+        { type: 'Synced', status: 'False', reason: 'SourceNotFound' },
+        { timeoutMs: 45_000 },
+      );
+      expect(bare.status?.conditions?.find((c) => c.type === 'Synced')?.message).toContain('/bare');
+      expect(await h.readSecret('bare')).toEqual({ VALUE: 'bare-1' });
     },
   );
 });

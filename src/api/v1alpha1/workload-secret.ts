@@ -241,8 +241,9 @@ export const workloadSecretSpec = z
     resyncInterval: goDuration('resyncInterval', '30s', '168h')
       .optional()
       .describe(
-        'Full re-read of every source at this interval (with jitter): the safety net beside change events, and the ' +
-          'only mechanism when events are unavailable. Default: 10m.',
+        'While change events are unavailable, every source is read again at this interval (with jitter). With events, ' +
+          'changes arrive by event and the folders of the sources are checked for deletion at least this often (the ' +
+          'service sends no event for a deleted folder). Default: 10m.',
       ),
   })
   .describe('What to read, how to compose it, where to deliver it and whom to restart.');

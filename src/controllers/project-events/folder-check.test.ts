@@ -52,17 +52,21 @@ describe('FolderCheckSchedule', () => {
     vi.useRealTimers();
   });
 
+  const timing = (folderCheckDelayMs: number, folderCheckIntervalMs: number) => ({
+    folderCheckDelayMs,
+    folderCheckIntervalMs,
+    folderCheckPeriodMs: 600_000,
+  });
+
   it('runs once per burst after the delay, and once more after the interval for events during a run', async () => {
     vi.useFakeTimers();
     let release: (() => void) | undefined;
     const runs: number[] = [];
-    const schedule = new FolderCheckSchedule(
-      () => {
-        runs.push(Date.now());
-        return new Promise<void>((resolve) => (release = resolve));
-      },
-      { folderCheckDelayMs: 1_000, folderCheckIntervalMs: 10_000 },
-    );
+    const run = () => {
+      runs.push(Date.now());
+      return new Promise<void>((resolve) => (release = resolve));
+    };
+    const schedule = new FolderCheckSchedule({ run, periodOf: () => 60_000 }, timing(1_000, 10_000));
     const start = Date.now();
     schedule.touch('s');
     schedule.touch('s');
@@ -86,13 +90,87 @@ describe('FolderCheckSchedule', () => {
   it('runs nothing for a stream it was told to forget', async () => {
     vi.useFakeTimers();
     const run = vi.fn(() => Promise.resolve());
-    const schedule = new FolderCheckSchedule(run, { folderCheckDelayMs: 10, folderCheckIntervalMs: 10 });
+    const schedule = new FolderCheckSchedule({ run, periodOf: () => 100 }, timing(10, 10));
     schedule.touch('s');
     schedule.forget('s');
     schedule.touch('t');
+    schedule.opened('u');
     schedule.stop();
     await vi.advanceTimersByTimeAsync(1_000);
     expect(run).not.toHaveBeenCalled();
+  });
+
+  /** A schedule whose jitter is `jitter` (0: none, 1: the whole 10%), recording when each stream's check ran. */
+  function periodic(periodOf: (key: string) => number, jitter = 0) {
+    const runs: [string, number][] = [];
+    const run = (key: string) => {
+      runs.push([key, Date.now()]);
+      return Promise.resolve();
+    };
+    const schedule = new FolderCheckSchedule({ run, periodOf }, timing(1_000, 10_000), {
+      random: () => jitter,
+    });
+    return { runs, schedule, at: (key: string) => runs.filter(([k]) => k === key).map(([, t]) => t) };
+  }
+
+  it('checks each open stream once per period, none before it opens or after it closes', async () => {
+    vi.useFakeTimers();
+    const { runs, schedule, at } = periodic((key) => (key === 's' ? 60_000 : 30_000));
+    const start = Date.now();
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(runs).toEqual([]); // no stream open, no check (and no timer)
+    expect(vi.getTimerCount()).toBe(0);
+    schedule.opened('s');
+    schedule.opened('t');
+    await vi.advanceTimersByTimeAsync(180_000);
+    const open = start + 600_000;
+    expect(at('s')).toEqual([open + 60_000, open + 120_000, open + 180_000]);
+    expect(at('t')).toEqual([1, 2, 3, 4, 5, 6].map((i) => open + i * 30_000));
+    schedule.closed('s'); // reconnecting: its resources are read again when it reopens
+    schedule.forget('t'); // no resource uses it any more
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(runs).toHaveLength(9);
+    schedule.opened('s');
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(at('s').at(-1)).toBe(open + 840_000);
+  });
+
+  it('takes up to 10% off the period, never adds to it', async () => {
+    vi.useFakeTimers();
+    const { schedule, at } = periodic(() => 100_000, 1);
+    const start = Date.now();
+    schedule.opened('s');
+    await vi.advanceTimersByTimeAsync(180_000);
+    expect(at('s')).toEqual([start + 90_000, start + 180_000]);
+  });
+
+  it('counts the period from the last check, whether events or the period asked for it', async () => {
+    vi.useFakeTimers();
+    const { schedule, at } = periodic(() => 60_000);
+    const start = Date.now();
+    schedule.opened('s');
+    await vi.advanceTimersByTimeAsync(40_000);
+    schedule.touch('s'); // a burst of events: a check 1 s later, and the next period from its end
+    await vi.advanceTimersByTimeAsync(100_000);
+    expect(at('s')).toEqual([start + 41_000, start + 101_000]);
+  });
+
+  it('comes sooner when a resource asks for a shorter period, never sooner than the interval', async () => {
+    vi.useFakeTimers();
+    const { schedule, at } = periodic(() => 600_000);
+    const start = Date.now();
+    schedule.opened('s');
+    schedule.periodAtMost('s', 600_000); // no change
+    await vi.advanceTimersByTimeAsync(20_000);
+    schedule.periodAtMost('s', 30_000);
+    schedule.periodAtMost('t', 30_000); // not open: nothing
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(at('s')).toEqual([start + 30_000]);
+    schedule.periodAtMost('s', 1); // at most once per folderCheckIntervalMs
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(at('s')).toEqual([start + 30_000, start + 40_000]);
+    expect(at('t')).toEqual([]);
   });
 });
 

@@ -3,12 +3,21 @@
  * subfolders and imports go with it silently (docs/service-facts.md, "Folders: delete") — so a
  * source whose folder was deleted would go on looking fresh while its stream stays open.
  *
- * A hub built with `folderGone` follows each burst of change events one of its streams delivers
- * with one folder list per environment the stream's resources read (`GET /api/v2/folders` from
- * `/`, recursive: any member of the project may list folders) and reports the resources whose
- * folder that list no longer shows. The checks ride on events: a stream that delivers nothing
- * costs nothing (no service call at rest), and a stream's checks run one at a time, at most once
- * per `folderCheckIntervalMs`, `folderCheckDelayMs` after the burst that asked for one.
+ * A hub built with `folderGone` checks the folders of each of its open streams: one folder list
+ * per environment the stream's resources read (`GET /api/v2/folders` from `/`, recursive: any
+ * member of the project may list folders), reporting the resources whose folder that list no
+ * longer shows. `FolderCheckSchedule` alone decides when a stream's check runs:
+ *
+ * - after a burst of change events the stream delivered: `folderCheckDelayMs` after the burst's
+ *   first event, and at most once per `folderCheckIntervalMs` (a deletion followed by any event
+ *   is found within seconds);
+ * - while the stream is open, at the latest one period after it opened or after its last check
+ *   (whatever asked for that one): the shortest period its resources ask for
+ *   (`Interest.resyncMs`; `folderCheckPeriodMs` otherwise), up to 10% earlier (jitter). A
+ *   deletion no event follows is found within one period.
+ *
+ * A stream's checks run one at a time. The cost is one list per stream and environment per
+ * period at rest, never one per resource; no timer runs for a stream that is not open.
  */
 import { isNotFound, type Folder, type ServiceClient } from '../../client/index.ts';
 
@@ -16,8 +25,13 @@ import { isNotFound, type Folder, type ServiceClient } from '../../client/index.
 export interface FolderCheckTiming {
   /** From the first event of a burst to the check it asks for. */
   readonly folderCheckDelayMs: number;
-  /** Least time between the end of one check of a stream and the start of the next. */
+  /**
+   * Least time between the end of one check of a stream and the start of the next one a burst
+   * asks for; also the shortest period of the checks of an open stream.
+   */
   readonly folderCheckIntervalMs: number;
+  /** The period of the checks of an open stream whose resources ask for none. */
+  readonly folderCheckPeriodMs: number;
 }
 
 type FolderLink = Pick<Folder, 'id' | 'name' | 'parentId'>;
@@ -94,41 +108,86 @@ export async function goneFolders<W extends WatchedFolder>(
   return gone;
 }
 
+/** What a `FolderCheckSchedule` asks of its hub. */
+export interface FolderCheckHooks {
+  /** Checks the folders of a stream; never rejects (failures are the hub's to log). */
+  run(streamKey: string): Promise<void>;
+  /** The period of a stream's checks while it is open: the shortest its resources ask for. */
+  periodOf(streamKey: string): number;
+}
+
 interface Schedule {
   timer: NodeJS.Timeout | undefined;
+  /** When `timer` fires (clock ms). */
+  timerAt: number;
   running: boolean;
-  /** Events arrived while a check ran: one more check after it. */
-  pending: boolean;
+  /** When a burst of events asked for a check that has not started yet. */
+  askedAt: number | undefined;
+  /** When the next periodic check is due; Infinity while the stream is not open. */
+  periodicAt: number;
+  /** The later of the stream's last open and the end of its last check: periods count from it. */
+  since: number;
   lastEnd: number;
 }
+
+/** Up to 10% earlier than the period (never later: a deletion is found within one period). */
+const JITTER = 0.1;
 
 /** When each stream's folder check runs (see the module comment). */
 export class FolderCheckSchedule {
   private readonly schedules = new Map<string, Schedule>();
-  private readonly run: (streamKey: string) => Promise<void>;
+  private readonly hooks: FolderCheckHooks;
   private readonly timing: FolderCheckTiming;
   private readonly clock: () => number;
+  private readonly random: () => number;
 
-  constructor(run: (streamKey: string) => Promise<void>, timing: FolderCheckTiming, clock = Date.now) {
-    this.run = run;
+  constructor(
+    hooks: FolderCheckHooks,
+    timing: FolderCheckTiming,
+    sources: { readonly clock?: () => number; readonly random?: () => number } = {},
+  ) {
+    this.hooks = hooks;
     this.timing = timing;
-    this.clock = clock;
+    this.clock = sources.clock ?? Date.now;
+    this.random = sources.random ?? Math.random;
   }
 
   /** Events arrived on the stream: check its folders soon (once for the whole burst). */
   touch(streamKey: string): void {
-    let schedule = this.schedules.get(streamKey);
-    if (!schedule) {
-      schedule = { timer: undefined, running: false, pending: false, lastEnd: -Infinity };
-      this.schedules.set(streamKey, schedule);
-    }
-    if (schedule.running) schedule.pending = true;
-    if (schedule.running || schedule.timer) return;
-    const { folderCheckDelayMs, folderCheckIntervalMs } = this.timing;
-    const wait = Math.max(folderCheckDelayMs, schedule.lastEnd + folderCheckIntervalMs - this.clock());
-    const current = schedule;
-    schedule.timer = setTimeout(() => void this.fire(streamKey, current), wait);
-    schedule.timer.unref();
+    const schedule = this.scheduleOf(streamKey);
+    schedule.askedAt ??= this.clock();
+    this.plan(streamKey, schedule);
+  }
+
+  /**
+   * The stream opened (first time, after a break, or with new registrations; its resources read
+   * their sources again now): a periodic check one period from now.
+   */
+  opened(streamKey: string): void {
+    const schedule = this.scheduleOf(streamKey);
+    schedule.since = this.clock();
+    schedule.periodicAt = schedule.since + this.periodMs(this.hooks.periodOf(streamKey));
+    this.plan(streamKey, schedule);
+  }
+
+  /** The stream is not open (reconnecting, refused): no periodic check until it opens again. */
+  closed(streamKey: string): void {
+    const schedule = this.schedules.get(streamKey);
+    if (!schedule) return;
+    schedule.periodicAt = Infinity;
+    this.plan(streamKey, schedule);
+  }
+
+  /**
+   * A resource of the open stream asks for checks at least every `periodMs` (it registered, or
+   * its period changed): the next periodic check comes no later than that from the last one.
+   * A longer period takes effect after the next check (`periodOf` is asked again then).
+   */
+  periodAtMost(streamKey: string, periodMs: number): void {
+    const schedule = this.schedules.get(streamKey);
+    if (!schedule || schedule.periodicAt === Infinity) return;
+    schedule.periodicAt = Math.min(schedule.periodicAt, schedule.since + this.periodMs(periodMs));
+    this.plan(streamKey, schedule);
   }
 
   /** The stream is gone: no check for it. */
@@ -142,17 +201,62 @@ export class FolderCheckSchedule {
     for (const key of [...this.schedules.keys()]) this.forget(key);
   }
 
+  private scheduleOf(streamKey: string): Schedule {
+    let schedule = this.schedules.get(streamKey);
+    if (!schedule) {
+      schedule = {
+        timer: undefined,
+        timerAt: Infinity,
+        running: false,
+        askedAt: undefined,
+        periodicAt: Infinity,
+        since: this.clock(),
+        lastEnd: -Infinity,
+      };
+      this.schedules.set(streamKey, schedule);
+    }
+    return schedule;
+  }
+
+  /** A period with its jitter, at least `folderCheckIntervalMs`. */
+  private periodMs(periodMs: number): number {
+    const period = Math.max(periodMs, this.timing.folderCheckIntervalMs);
+    return period - Math.round(this.random() * JITTER * period);
+  }
+
+  /** Sets the timer for the next check that is due (none when none is; after the run, if one runs). */
+  private plan(streamKey: string, schedule: Schedule): void {
+    if (schedule.running) return;
+    const { askedAt } = schedule;
+    const { folderCheckDelayMs, folderCheckIntervalMs } = this.timing;
+    const burstAt =
+      askedAt === undefined
+        ? Infinity
+        : Math.max(askedAt + folderCheckDelayMs, schedule.lastEnd + folderCheckIntervalMs);
+    const due = Math.min(burstAt, schedule.periodicAt);
+    if (schedule.timer && schedule.timerAt === due) return;
+    clearTimeout(schedule.timer);
+    schedule.timer = undefined;
+    schedule.timerAt = due;
+    if (due === Infinity) return;
+    schedule.timer = setTimeout(() => void this.fire(streamKey, schedule), Math.max(0, due - this.clock()));
+    schedule.timer.unref();
+  }
+
   private async fire(streamKey: string, schedule: Schedule): Promise<void> {
     schedule.timer = undefined;
     schedule.running = true;
+    schedule.askedAt = undefined;
     try {
-      await this.run(streamKey);
+      await this.hooks.run(streamKey);
     } finally {
       schedule.running = false;
-      schedule.lastEnd = this.clock();
-      if (schedule.pending && this.schedules.get(streamKey) === schedule) {
-        schedule.pending = false;
-        this.touch(streamKey);
+      schedule.lastEnd = schedule.since = this.clock();
+      if (this.schedules.get(streamKey) === schedule) {
+        if (schedule.periodicAt !== Infinity) {
+          schedule.periodicAt = schedule.lastEnd + this.periodMs(this.hooks.periodOf(streamKey));
+        }
+        this.plan(streamKey, schedule);
       }
     }
   }

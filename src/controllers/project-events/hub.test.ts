@@ -1,13 +1,14 @@
-// The project event hub against a fake events API (stream lifecycle) and a devserver on
-// loopback (real Server-Sent Events, refusals).
+// The project event hub against a fake events API (stream lifecycle; with a fake folder list and
+// fake timers, the periodic folder checks) and a devserver on loopback (real Server-Sent Events,
+// refusals).
 import { pino } from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startContract, type Contract } from '../../../test/support/client-contract.ts';
 import { waitFor } from '../../../test/support/wait-for.ts';
 import type { EventSubscription, ServiceClient, SseFrame, SubscribeInput } from '../../client/index.ts';
 import type { ManagedObject } from '../../managed/external-client.ts';
 import type { Request } from '../../runtime/reconcile.ts';
-import { ProjectEventHub, type HubOptions } from './hub.ts';
+import { ProjectEventHub, type Hit, type HubOptions } from './hub.ts';
 
 const log = pino({ level: 'silent' });
 const fast = { debounceMs: 10, minBackoffMs: 10, maxBackoffMs: 40, pruneIntervalMs: 60_000 };
@@ -311,5 +312,70 @@ describe('ProjectEventHub: several interests per resource (WorkloadSecret)', () 
     await waitFor(() => hub.streamCount === 1 && events.open === 1, { timeoutMs: 2000 });
     hub.unregister(resource('w'));
     await waitFor(() => hub.streamCount === 0 && events.open === 0, { timeoutMs: 2000 });
+  });
+});
+
+describe('ProjectEventHub: folder checks while a stream is open (fake timers)', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.useRealTimers();
+  });
+
+  /** A fake folder list: `/a` exists in every environment; each call is recorded. */
+  function folderApi() {
+    const lists: string[] = [];
+    const list = (query: { projectId: string; environment: string }) => {
+      lists.push(`${query.projectId}:${query.environment}`);
+      return Promise.resolve([{ id: 'a', name: 'a', parentId: 'root' }]);
+    };
+    return { lists, folders: { list } };
+  }
+
+  it('lists each environment of each open stream once per its shortest resyncMs, and nothing for a stream not open', async () => {
+    vi.useFakeTimers();
+    vi.spyOn(Math, 'random').mockReturnValue(0); // no jitter
+    const events = new FakeEvents();
+    const { lists, folders } = folderApi();
+    const client = { events, folders } as unknown as ServiceClient;
+    const gone: Hit[] = [];
+    const timing = { ...fast, minBackoffMs: 300_000, maxBackoffMs: 300_000 };
+    const { hub, stop } = rig(client, { folderGone: (hits) => gone.push(...hits), timing });
+    stops.push(stop);
+    const any = { keys: [], anyKey: true };
+    hub.registerAll(resource('a'), [
+      { ...interest(client, 'p1', 'dev:/a'), ...any, resyncMs: 120_000 },
+      { ...interest(client, 'p1', 'prod:/'), ...any, resyncMs: 120_000 },
+    ]);
+    hub.register(resource('b'), { ...interest(client, 'p1', 'dev:/b'), ...any, resyncMs: 60_000 });
+    hub.register(resource('c'), { ...interest(client, 'p2', 'dev:/a'), ...any }); // default: 10 min
+    await vi.advanceTimersByTimeAsync(900_000);
+    expect(lists).toEqual([]); // not started: no stream, no check
+
+    hub.start(stop.signal);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(events.open).toBe(2);
+    await vi.advanceTimersByTimeAsync(600_000);
+    const count = (stream: string) => lists.filter((l) => l.startsWith(stream)).length;
+    // p1: every 60 s (b's interval), dev and prod once each; p2: once in 10 min.
+    expect(count('p1:dev')).toBe(10);
+    expect(count('p1:prod')).toBe(10);
+    expect(lists.filter((l) => l.startsWith('p2'))).toEqual(['p2:dev']);
+    expect(new Set(gone.map((h) => `${h.request.name}#${h.slot}`))).toEqual(new Set(['b#0']));
+
+    // p1's stream breaks (reconnecting 5 min later), p2's last resource goes: no check meanwhile.
+    const p1 = events.subscribed.findIndex((input) => input.projectId === 'p1');
+    events.feeds[p1]?.('end');
+    hub.unregister(resource('c'));
+    await vi.advanceTimersByTimeAsync(299_000);
+    expect(events.open).toBe(0);
+    expect(lists).toHaveLength(21);
+    // p1 reopens: one period later, its folders are checked again.
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(events.open).toBe(1);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(lists.slice(21).sort()).toEqual(['p1:dev', 'p1:prod']);
+    stop.abort();
+    await vi.advanceTimersByTimeAsync(600_000);
+    expect(lists).toHaveLength(23);
   });
 });

@@ -35,6 +35,11 @@ export interface Interest {
   readonly anyKey?: boolean;
   /** Changes in folders below `secretPath` concern it too. Default false. */
   readonly recursive?: boolean;
+  /**
+   * The resource's resync interval (ms): with `folderGone`, the folders of its open stream are
+   * checked at least this often (`folder-check.ts`). Default `folderCheckPeriodMs`.
+   */
+  readonly resyncMs?: number;
 }
 
 /** A change that concerned a registered resource: which of its interests (`registerAll` order). */
@@ -58,7 +63,8 @@ export interface HubOptions {
   readonly wake?: (hits: readonly Hit[]) => void;
   /**
    * Receives the resources (and which of their interests) whose folder no longer exists, as a
-   * folder check after a burst of events found (`folder-check.ts`); without it, no check runs.
+   * folder check found (after a burst of events, and once per period while a stream is open:
+   * `folder-check.ts`); without it, no check runs.
    */
   readonly folderGone?: (hits: readonly Hit[]) => void;
 }
@@ -80,6 +86,7 @@ export const defaultHubTiming: HubTiming = {
   ownWriteTtlMs: 30_000,
   folderCheckDelayMs: 1_000,
   folderCheckIntervalMs: 10_000,
+  folderCheckPeriodMs: 10 * 60_000,
 };
 
 interface Member {
@@ -97,6 +104,8 @@ interface Member {
   readonly recursive: boolean;
   /** Index of this interest among the resource's (`registerAll`); 0 for `register`. */
   readonly slot: number;
+  /** `Interest.resyncMs`. */
+  readonly resyncMs: number | undefined;
 }
 
 /** The resource of a member as `connectionFor` reads it: kind, names, uid, `spec.connectionRef`. */
@@ -130,6 +139,7 @@ function newMember(
     keys: interest.anyKey ? [] : sortedUnique(interest.keys).map((key) => keyNames.intern(key)),
     anyKey: interest.anyKey ?? false,
     recursive: interest.recursive ?? false,
+    resyncMs: interest.resyncMs,
   };
 }
 
@@ -166,7 +176,7 @@ export class ProjectEventHub {
   /** Resources with more than one interest (`registerAll`): how many slots they may hold. */
   private readonly slotCounts = new Map<string, number>();
   private readonly ownWrites: OwnWrites;
-  /** Folder checks after events (only with `folderGone`). */
+  /** Folder checks after events and once per period (only with `folderGone`). */
   private readonly folderChecks: FolderCheckSchedule | undefined;
   private signal: AbortSignal | undefined;
   private echoes = 0;
@@ -183,7 +193,10 @@ export class ProjectEventHub {
     this.timing = { ...defaultHubTiming, ...options.timing };
     this.ownWrites = new OwnWrites(this.timing.ownWriteTtlMs);
     this.folderChecks = options.folderGone
-      ? new FolderCheckSchedule((streamKey) => this.checkFolders(streamKey), this.timing)
+      ? new FolderCheckSchedule(
+          { run: (streamKey) => this.checkFolders(streamKey), periodOf: (key) => this.checkPeriodOf(key) },
+          this.timing,
+        )
       : undefined;
   }
 
@@ -223,7 +236,8 @@ export class ProjectEventHub {
     // Every reconcile registers again; an unchanged registration keeps the member it has (no
     // new copy of its strings) and the stream's registrations (a pass over all its members).
     const unchanged = previous !== undefined && sameInterest(previous, member);
-    if (unchanged && sameSubject(previous, member) && this.streams.has(streamKey)) return;
+    const same = unchanged && sameSubject(previous, member) && previous.resyncMs === member.resyncMs;
+    if (same && this.streams.has(streamKey)) return;
     this.setMember(key, member);
     if (unchanged && this.streams.has(streamKey)) return;
     if (previous && previous.streamKey !== streamKey) this.refresh(previous.streamKey);
@@ -237,6 +251,7 @@ export class ProjectEventHub {
     let ofStream = this.byStream.get(member.streamKey);
     if (!ofStream) this.byStream.set(member.streamKey, (ofStream = new StreamMembers<Member>()));
     ofStream.set(memberKey, member);
+    if (member.resyncMs !== undefined) this.folderChecks?.periodAtMost(member.streamKey, member.resyncMs);
   }
 
   private removeFromStream(memberKey: string, member: Member): void {
@@ -386,10 +401,19 @@ export class ProjectEventHub {
     else this.options.enqueue(hit.map((m) => m.request));
   }
 
+  /** The period of the folder checks of an open stream: the shortest its members ask for. */
+  private checkPeriodOf(streamKey: string): number {
+    let period = Infinity;
+    for (const member of this.membersOf(streamKey)) {
+      period = Math.min(period, member.resyncMs ?? this.timing.folderCheckPeriodMs);
+    }
+    return period === Infinity ? this.timing.folderCheckPeriodMs : period;
+  }
+
   /**
    * Lists the folders of each environment the members of `streamKey` read (with the connection of
    * the stream) and hands those whose folder is gone to `folderGone`. Failures are only logged:
-   * the next burst of events checks again.
+   * the next check (a burst of events, or the period) tries again.
    */
   private async checkFolders(streamKey: string): Promise<void> {
     const members = [...this.membersOf(streamKey)];
@@ -424,8 +448,12 @@ export class ProjectEventHub {
           return (await this.options.connectionFor(subjectOf(first, this.type))).client;
         },
         changed: (changes) => this.changed(streamKey, stream.epoch, changes),
-        opened: () => this.enqueueAll(streamKey),
+        opened: () => {
+          this.folderChecks?.opened(streamKey);
+          this.enqueueAll(streamKey);
+        },
         stateChanged: (state) => {
+          if (state.state !== 'Active') this.folderChecks?.closed(streamKey);
           if (state.state === 'Unavailable') this.enqueueAll(streamKey);
         },
       },

@@ -10,11 +10,14 @@
  * says what changed: sharing it never shares access).
  *
  * How events and `spec.resyncInterval` combine (see `ReadMemo`): while a stream covers a source,
- * a read stays good until an event touches it, a folder check after events finds its folder
- * deleted (the service sends no event for that; `project-events/folder-check.ts`), or the stream
- * reopens (events may have been missed while it was down); the periodic requeue then reads nothing. While events are unavailable
- * (refused, too many streams, reconnecting), each source is read again every `resyncInterval`
- * (default 10m), with up to 10% jitter.
+ * a read stays good until an event touches it, a folder check finds its folder deleted, or the
+ * stream reopens (events may have been missed while it was down); the periodic requeue then
+ * reads nothing. The service sends no event for a deleted folder, so the hub checks the folders
+ * of each open stream after a burst of events and at least every `resyncInterval` of its
+ * resources (the shortest): one folder list per stream and environment, never one per resource
+ * (`project-events/folder-check.ts`). While events are unavailable (refused, too many streams,
+ * reconnecting), each source is read again every `resyncInterval` (default 10m), with up to 10%
+ * jitter.
  */
 import type { ManagedObject } from '../../../managed/external-client.ts';
 import { jitter, parseDuration } from '../../../runtime/duration.ts';
@@ -162,11 +165,12 @@ export class DeliveryTriggers<T> {
   }
 
   private register(obj: Subject, connection: ResolvedConnection, scopes: readonly SourceScope[]): void {
+    const resyncMs = resyncMsOf(obj);
     const interests = scopes.map((scope) => {
       const projectId = this.projectIdFor(connection.key, scope);
       return projectId === undefined
         ? undefined
-        : { connection, ...scope, projectId, keys: [], anyKey: true };
+        : { connection, ...scope, projectId, keys: [], anyKey: true, resyncMs };
     });
     this.hub.registerAll(obj, interests);
     this.scopes.set(keyOf(obj), { connectionKey: connection.key, scopes });

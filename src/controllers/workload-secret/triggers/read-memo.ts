@@ -8,8 +8,9 @@
  *   a change may have been missed while no stream was open);
  * - no stream covers it now (events unavailable) and `resyncMs` passed since the read.
  *
- * While a stream covers the source with the epoch of the read, nothing can have changed unseen:
- * the periodic resync then reads nothing (0 service calls at rest).
+ * While a stream covers the source with the epoch of the read, nothing can have changed unseen
+ * but a deleted folder (the service sends no event for it; the hub's folder checks find it and
+ * `markDirty`): the periodic resync then reads nothing.
  */
 
 /** One source read: its value as the kind made it, with when and under which epoch. */
