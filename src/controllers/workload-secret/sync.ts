@@ -22,6 +22,7 @@ import { Reasons } from '../../runtime/conditions.ts';
 import { jitter, parseDuration } from '../../runtime/duration.ts';
 import { deliver, type Delivery } from './deliver.ts';
 import { LiveDelivery } from './live-delivery.ts';
+import { forgetRender } from './template/render.ts';
 import { targetApis } from './targets.ts';
 
 /** Full resync interval when the spec sets none. */
@@ -107,6 +108,9 @@ export function workloadSecretSync(
       const delivery = await deliver(obj, { ...base, readSources });
       return live.finish(obj, delivery, deliveredOutcome(obj, delivery, ctx.now), ctx.now);
     },
-    forget: (request) => live.forget(request),
+    forget: (request) => {
+      live.forget(request);
+      forgetRender(request);
+    },
   };
 }

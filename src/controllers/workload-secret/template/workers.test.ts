@@ -1,0 +1,66 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { failureMessage, type RenderOutcome } from './outcome.ts';
+import { RenderWorkers } from './workers.ts';
+
+const data = { A: 'canary-value-a', K: 'A' };
+const job = (template: string) => ({ templates: [['out', template]] as [string, string][], data });
+const x64 = 'x'.repeat(64);
+
+/** Templates that meet each limit (nested loops, a growing capture, a big output). */
+const hostile = {
+  loops: '{% for i in (1..100000) %}{% for j in (1..100000) %}{{ i }}{% endfor %}{% endfor %}',
+  capture: `{% capture s %}{% for i in (1..7000000) %}${x64}{% endfor %}{% endcapture %}{{ s | size }}`,
+  output: `{% for i in (1..20000) %}${x64}{% endfor %}`,
+  growing: '{% assign s = A %}{% for i in (1..60) %}{% assign s = s | append: s | toJson %}{% endfor %}',
+};
+
+function message(outcome: RenderOutcome): string {
+  if (outcome.ok) throw new Error('expected a failure');
+  return failureMessage(outcome.failure);
+}
+
+let workers: RenderWorkers | undefined;
+afterEach(async () => {
+  await workers?.close();
+  workers = undefined;
+});
+
+// Every failed render starts a new worker (about 0.5 s from the TypeScript sources).
+describe('RenderWorkers', () => {
+  it('starts no worker before the first render, and stops an idle one', async () => {
+    workers = new RenderWorkers({ idleMs: 50 });
+    expect(workers.running).toBe(0);
+    expect(await workers.render(job('{{ A }}'))).toEqual({ ok: true, data: { out: 'canary-value-a' } });
+    expect(workers.running).toBe(1);
+    await expect.poll(() => workers?.running, { timeout: 5_000 }).toBe(0);
+  });
+
+  it('ends a template at the time, memory and output limits, and renders the next one', async () => {
+    workers = new RenderWorkers({ size: 1 });
+    expect(message(await workers.render(job(hostile.loops)))).toMatch(
+      /^template of key "out"(, line \d+ column \d+)?: time limit exceeded \(1000 ms/,
+    );
+    expect(message(await workers.render(job(hostile.capture)))).toMatch(
+      /^template of key "out".*: memory limit exceeded \(16 MiB\)$/,
+    );
+    expect(message(await workers.render(job(hostile.growing)))).toMatch(/memory limit exceeded/);
+    expect(message(await workers.render(job(hostile.output)))).toMatch(
+      /^template of key "out", line 1 column 26: output size limit exceeded \(1 MiB\)$/,
+    );
+    expect(await workers.render(job('{{ K }}'))).toEqual({ ok: true, data: { out: 'A' } });
+  }, 30_000);
+
+  it('keeps rendering other templates on the second worker while one is hostile', async () => {
+    // A long budget, so the hostile render certainly outlasts the benign ones; close() ends it.
+    workers = new RenderWorkers({ size: 2, budgetMs: 60_000 });
+    await Promise.all([workers.render(job('{{ A }}')), workers.render(job('{{ A }}'))]);
+    expect(workers.running).toBe(2);
+    let slowDone = false;
+    const slow = workers.render(job(hostile.loops)).finally(() => (slowDone = true));
+    for (let i = 0; i < 3; i += 1)
+      expect(await workers.render(job('{{ K }}'))).toEqual({ ok: true, data: { out: 'A' } });
+    expect(slowDone).toBe(false);
+    await workers.close();
+    await expect(slow).rejects.toThrow('the render workers closed');
+  });
+});

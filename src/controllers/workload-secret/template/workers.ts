@@ -1,0 +1,204 @@
+/**
+ * The render workers: templates render in `node:worker_threads` workers, off the operator's event
+ * loop, each worker with a capped V8 heap (`resourceLimits`) and a wall-clock budget per job.
+ *
+ * - A job (every template of one delivery) goes to an idle worker, or waits for one. Its budget
+ *   starts when the worker receives it; a worker still busy at the budget (plus a short grace for
+ *   its own answer) is terminated and the job ends in a time-limit failure. A worker that dies
+ *   out of memory ends its job in a memory-limit failure. After any failed render the next job
+ *   starts a new worker: nothing of a hostile render survives it.
+ * - `WORKER_COUNT` workers at most, started lazily on the first job (an operator without
+ *   templates starts none); a worker idle for `WORKER_IDLE_MS` is terminated, so memory at rest
+ *   holds no worker. Two workers keep one hostile template from delaying every other templated
+ *   WorkloadSecret by its whole budget, at the memory of two small heaps.
+ * - A worker that fails otherwise (it cannot start, it exits) fails its job with a plain error
+ *   (retried by the reconciler with backoff); no error text of a worker is ever passed on.
+ *
+ * The worker script is `worker.ts` beside this file in the sources and
+ * `dist/workers/template-render.mjs` in the bundle (an entry point of scripts/build.ts).
+ */
+import { Worker } from 'node:worker_threads';
+import { packageFile } from '../../../runtime/package-root.ts';
+import { TemplateLimitError, type RenderJob, type RenderOutcome } from './outcome.ts';
+import type { LimitKind } from './limits.ts';
+import {
+  TIME_BUDGET_MS,
+  WORKER_COUNT,
+  WORKER_IDLE_MS,
+  WORKER_OLD_SPACE_MB,
+  WORKER_YOUNG_SPACE_MB,
+} from './limits.ts';
+
+/** Time a worker gets past its budget to answer before it is terminated (ms). */
+const GRACE_MS = 250;
+
+/** The worker script in the layout this module runs from (sources or bundle). */
+export function workerScript(): URL {
+  return import.meta.url.endsWith('.ts')
+    ? new URL('./worker.ts', import.meta.url)
+    : packageFile('dist/workers/template-render.mjs');
+}
+
+interface Pending {
+  readonly id: number;
+  readonly job: RenderJob;
+  readonly resolve: (outcome: RenderOutcome) => void;
+  readonly reject: (error: Error) => void;
+  /** The key the worker started last. */
+  key?: string;
+  timer?: NodeJS.Timeout;
+}
+
+interface Slot {
+  worker?: Worker;
+  ready: boolean;
+  current?: Pending;
+  idle?: NodeJS.Timeout;
+}
+
+type WorkerMessage =
+  | { readonly type: 'ready' }
+  | { readonly type: 'key'; readonly id: number; readonly key: string }
+  | { readonly type: 'done'; readonly id: number; readonly outcome: RenderOutcome };
+
+/** Options (tests use small values). */
+export interface RenderWorkersOptions {
+  readonly size: number;
+  readonly budgetMs: number;
+  readonly idleMs: number;
+  readonly script: URL;
+}
+
+export class RenderWorkers {
+  private readonly options: RenderWorkersOptions;
+  private readonly slots: Slot[];
+  private readonly queue: Pending[] = [];
+  private nextId = 1;
+
+  constructor(options: Partial<RenderWorkersOptions> = {}) {
+    this.options = {
+      size: options.size ?? WORKER_COUNT,
+      budgetMs: options.budgetMs ?? TIME_BUDGET_MS,
+      idleMs: options.idleMs ?? WORKER_IDLE_MS,
+      script: options.script ?? workerScript(),
+    };
+    this.slots = Array.from({ length: this.options.size }, () => ({ ready: false }));
+  }
+
+  /** Renders `job` (without `budgetMs`, which the pool sets) in a worker; see the module comment. */
+  render(job: Omit<RenderJob, 'budgetMs'>): Promise<RenderOutcome> {
+    return new Promise((resolve, reject) => {
+      const full = { ...job, budgetMs: this.options.budgetMs };
+      this.queue.push({ id: this.nextId++, job: full, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** How many workers are running (for tests and the benchmark). */
+  get running(): number {
+    return this.slots.filter((slot) => slot.worker).length;
+  }
+
+  /** Terminates every worker; waiting and running jobs fail. */
+  async close(): Promise<void> {
+    for (const pending of this.queue.splice(0)) pending.reject(new Error('the render workers closed'));
+    await Promise.all(this.slots.map((slot) => this.discard(slot, new Error('the render workers closed'))));
+  }
+
+  /** Gives waiting jobs to ready workers, and starts as many workers as jobs still wait. */
+  private pump(): void {
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) return;
+      if (slot.worker && slot.ready && !slot.current) this.dispatch(slot, this.queue.shift() as Pending);
+    }
+    let wanted = this.queue.length - this.slots.filter((slot) => slot.worker && !slot.ready).length;
+    for (const slot of this.slots.filter((s) => !s.worker)) {
+      if (wanted-- <= 0) return;
+      this.start(slot);
+    }
+  }
+
+  private start(slot: Slot): void {
+    const worker = new Worker(this.options.script, {
+      resourceLimits: {
+        maxOldGenerationSizeMb: WORKER_OLD_SPACE_MB,
+        maxYoungGenerationSizeMb: WORKER_YOUNG_SPACE_MB,
+        stackSizeMb: 4,
+      },
+      env: {},
+      stdout: false,
+      stderr: false,
+    });
+    worker.unref();
+    Object.assign(slot, { worker, ready: false });
+    worker.on('message', (message: WorkerMessage) => this.received(slot, worker, message));
+    worker.on('error', (error: Error & { code?: string }) => {
+      if (slot.worker !== worker) return;
+      const limit = error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'memory' : undefined;
+      void this.end(slot, limit);
+    });
+    worker.on('exit', () => {
+      if (slot.worker === worker) void this.end(slot, undefined);
+    });
+  }
+
+  private received(slot: Slot, worker: Worker, message: WorkerMessage): void {
+    if (slot.worker !== worker) return;
+    if (message.type === 'ready') {
+      slot.ready = true;
+      this.pump();
+      return;
+    }
+    const pending = slot.current;
+    if (!pending || pending.id !== message.id) return;
+    if (message.type === 'key') {
+      pending.key = message.key;
+      return;
+    }
+    clearTimeout(pending.timer);
+    slot.current = undefined;
+    pending.resolve(message.outcome);
+    // A failed render may have left the worker near its heap limit (and its termination for
+    // that on its way): the next job gets a fresh worker rather than the blame.
+    if (!message.outcome.ok) void this.discard(slot).then(() => this.pump());
+    else slot.idle = setTimeout(() => void this.discard(slot), this.options.idleMs).unref();
+    this.pump();
+  }
+
+  private dispatch(slot: Slot, pending: Pending): void {
+    clearTimeout(slot.idle);
+    slot.current = pending;
+    pending.timer = setTimeout(() => void this.end(slot, 'time'), this.options.budgetMs + GRACE_MS);
+    slot.worker?.postMessage({ id: pending.id, job: pending.job });
+  }
+
+  /**
+   * Ends the slot's worker: its job fails with `limit` (a template failure), or with a plain
+   * error when the worker failed for another reason; a worker that never became ready fails the
+   * waiting jobs too (it would fail them all).
+   */
+  private async end(slot: Slot, limit: LimitKind | undefined): Promise<void> {
+    const pending = slot.current;
+    const neverReady = !slot.ready;
+    const stopped = new Error('cannot render the templates: the render worker stopped');
+    if (pending && limit) {
+      clearTimeout(pending.timer);
+      slot.current = undefined;
+      const key = pending.key ?? pending.job.templates[0]?.[0] ?? '';
+      pending.resolve({ ok: false, failure: { key, what: new TemplateLimitError(limit).message } });
+    }
+    await this.discard(slot, stopped);
+    if (neverReady) for (const waiting of this.queue.splice(0)) waiting.reject(stopped);
+    this.pump();
+  }
+
+  /** Terminates the slot's worker; a job still on it fails with `error`. */
+  private async discard(slot: Slot, error = new Error('the render worker was stopped')): Promise<void> {
+    const { worker, current } = slot;
+    clearTimeout(slot.idle);
+    clearTimeout(current?.timer);
+    Object.assign(slot, { worker: undefined, ready: false, current: undefined });
+    current?.reject(error);
+    await worker?.terminate();
+  }
+}
