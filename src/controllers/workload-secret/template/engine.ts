@@ -82,6 +82,20 @@ class CappedEmitter implements Emitter {
   }
 }
 
+/** A failure of the top-level template `at` (its position when the error has none of its own). */
+class TopLevelFailure extends Error {
+  readonly at: Template;
+  constructor(at: Template, cause: unknown) {
+    super('a template failed', { cause });
+    this.at = at;
+  }
+}
+
+/**
+ * Renders one key, one top-level template at a time as Liquid does (a top-level `break` ends
+ * it), so a failure always has a position in the template: an error raised in text Liquid
+ * parsed at run time (`where_exp` with a value as its expression) has no position of its own.
+ */
 function renderOne(engine: Liquid, parsed: Template[], scope: object, limits: RenderLimits): string {
   const ctx = new Context(
     scope,
@@ -90,7 +104,14 @@ function renderOne(engine: Liquid, parsed: Template[], scope: object, limits: Re
     { liquid: engine },
   );
   const emitter = new CappedEmitter(limits.output);
-  toValueSync(engine.renderer.renderTemplates(parsed, ctx, emitter));
+  for (const template of parsed) {
+    try {
+      toValueSync(engine.renderer.renderTemplates([template], ctx, emitter));
+    } catch (error) {
+      throw new TopLevelFailure(template, error);
+    }
+    if (ctx.breakCalled || ctx.continueCalled) break;
+  }
   return emitter.buffer;
 }
 
@@ -118,7 +139,8 @@ export function renderJob(engine: Liquid, job: RenderJob, onKey: (key: string) =
     try {
       data[key] = renderOne(engine, parsed, scope, limits);
     } catch (error) {
-      return { ok: false, failure: renderFailure(key, source, error) };
+      const top = error instanceof TopLevelFailure ? error : undefined;
+      return { ok: false, failure: renderFailure(key, source, top?.cause ?? error, top?.at.token) };
     }
   }
   return { ok: true, data };

@@ -62,16 +62,24 @@ function knownCause(cause: unknown): string | undefined {
 }
 
 /** The key and the position of the innermost source token of `chain`, with that token. */
-function located(key: string, source: string, chain: readonly unknown[]) {
-  const token = sourceToken(chain, source);
+function located(key: string, source: string, chain: readonly unknown[], fallback?: Token) {
+  const token = sourceToken(chain, source) ?? (fallback?.input === source ? fallback : undefined);
   const [line, column] = token ? token.getPosition() : [undefined, undefined];
   return { token, at: { key, ...(line === undefined ? {} : { line, column }) } };
 }
 
-/** Describes a failure of rendering (not parsing) `source`, the template of `key`. */
-export function renderFailure(key: string, source: string, error: unknown): TemplateFailure {
+/**
+ * Describes a failure of rendering (not parsing) `source`, the template of `key`; `fallback` is
+ * the top-level template's token, for an error that carries no token of the source.
+ */
+export function renderFailure(
+  key: string,
+  source: string,
+  error: unknown,
+  fallback?: Token,
+): TemplateFailure {
   const chain = causes(error);
-  const { token, at } = located(key, source, chain);
+  const { token, at } = located(key, source, chain, fallback);
   const known = knownCause(chain[chain.length - 1]);
   if (known) return { ...at, what: known };
   if (!token) return { ...at, what: 'cannot render the template' };

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { TerminalError } from '../../../runtime/errors.ts';
-import { renderContent as render } from './render.ts';
+import { renderContent as render, renderWorkers } from './render.ts';
 
 let owners = 0;
 /** Each call renders as another WorkloadSecret, so the memo never answers for another test. */
@@ -107,6 +107,16 @@ describe('renderContent', () => {
     expect(nested.message).not.toContain('p@ss');
   });
 
+  it('positions an error raised in text Liquid parsed from a value at run time', async () => {
+    const error = await failure({
+      K: '{% assign c = CONFIG_JSON | fromJson %}\n{{ c.hosts | where_exp: "h", DB_PASSWORD }}',
+    });
+    expect(error.message).toMatch(
+      /^template of key "K", line 2 column 1: (cannot render|undefined variable:) \{\{ c\.hosts/,
+    );
+    expect(error.message).not.toContain('p@ss');
+  });
+
   it('refuses base64 that decodes to bytes that are not UTF-8 (never U+FFFD)', async () => {
     const error = await failure({ K: '{{ "/w==" | b64dec }}' });
     expect(error.message).toContain('b64dec: the decoded bytes are not UTF-8 text');
@@ -125,4 +135,22 @@ describe('renderContent', () => {
     const changed = await render({ ...source, DB_USER: 'other' }, { data, mergeSourceKeys: false }, owner);
     expect(changed).toEqual({ K: 'other' });
   });
+
+  it('does not run a known failure again (a time limit included) until templates or data change', async () => {
+    const renders = vi.spyOn(await renderWorkers(), 'render');
+    try {
+      const owner = { namespace: 'unit', name: 'memo-failure' };
+      const loops =
+        '{% for i in (1..100000) %}{% for j in (1..100000) %}{% if i == j %}{% endif %}{% endfor %}{% endfor %}';
+      const template = { data: { K: loops }, mergeSourceKeys: false };
+      const first = await render(source, template, owner).catch((error: Error) => error.message);
+      expect(first).toMatch(/time limit exceeded/);
+      expect(await render(source, template, owner).catch((error: Error) => error.message)).toBe(first);
+      expect(renders).toHaveBeenCalledTimes(1);
+      await render(source, { ...template, data: { K: '{{ DB_USER }}' } }, owner);
+      expect(renders).toHaveBeenCalledTimes(2);
+    } finally {
+      renders.mockRestore();
+    }
+  }, 30_000);
 });
