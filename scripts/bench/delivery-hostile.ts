@@ -41,7 +41,11 @@ export const hostileTemplates: readonly { name: string; template: string }[] = [
     name: 'growing capture',
     template: '{% capture s %}{% for i in (1..7000000) %}{{ K0 }}{% endfor %}{% endcapture %}{{ s | size }}',
   },
-  { name: 'output over the cap', template: '{% for i in (1..200000) %}{{ K0 }}{% endfor %}' },
+  {
+    name: 'output over the cap',
+    template:
+      '{% assign s = K0 %}{% for i in (1..12) %}{% assign s = s | append: s %}{% endfor %}{% for i in (1..100) %}{{ s }}{% endfor %}',
+  },
 ];
 
 /** The spec of benign WorkloadSecret `w-<i>`: its keys and one templated key. */

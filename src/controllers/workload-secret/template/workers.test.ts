@@ -11,7 +11,7 @@ const hostile = {
   loops:
     '{% for i in (1..100000) %}{% for j in (1..100000) %}{% if i == j %}{% endif %}{% endfor %}{% endfor %}',
   capture: `{% capture s %}{% for i in (1..7000000) %}${x64}{% endfor %}{% endcapture %}{{ s | size }}`,
-  output: `{% for i in (1..20000) %}${x64}{% endfor %}`,
+  output: `{% assign s = "${x64}" %}{% for i in (1..11) %}{% assign s = s | append: s %}{% endfor %}{% for i in (1..20) %}{{ s }}{% endfor %}`,
   growing: '{% assign s = A %}{% for i in (1..60) %}{% assign s = s | append: s | toJson %}{% endfor %}',
 };
 
@@ -46,7 +46,7 @@ describe('RenderWorkers', () => {
     );
     expect(message(await workers.render(job(hostile.growing)))).toMatch(/memory limit exceeded/);
     expect(message(await workers.render(job(hostile.output)))).toMatch(
-      /^template of key "out", line 1 column 26: output size limit exceeded \(1 MiB\)$/,
+      /^template of key "out", line 1 column \d+: output size limit exceeded \(1 MiB\)$/,
     );
     expect(await workers.render(job('{{ K }}'))).toEqual({ ok: true, data: { out: 'A' } });
   }, 30_000);
