@@ -51,6 +51,11 @@ describe('RenderWorkers', () => {
     expect(await workers.render(job('{{ K }}'))).toEqual({ ok: true, data: { out: 'A' } });
   }, 30_000);
 
+  it('fails the job with a plain error (retried by the reconciler) when no worker can start', async () => {
+    workers = new RenderWorkers({ script: new URL('./no-such-worker.ts', import.meta.url) });
+    await expect(workers.render(job('{{ A }}'))).rejects.toThrow(/^cannot render the templates/);
+  });
+
   it('keeps rendering other templates on the second worker while one is hostile', async () => {
     // A long budget, so the hostile render certainly outlasts the benign ones; close() ends it.
     workers = new RenderWorkers({ size: 2, budgetMs: 60_000 });

@@ -118,17 +118,29 @@ export class RenderWorkers {
     }
   }
 
+  /** A new worker, or undefined (the waiting jobs failed) when none can be started. */
+  private spawn(): Worker | undefined {
+    try {
+      return new Worker(this.options.script, {
+        resourceLimits: {
+          maxOldGenerationSizeMb: WORKER_OLD_SPACE_MB,
+          maxYoungGenerationSizeMb: WORKER_YOUNG_SPACE_MB,
+          stackSizeMb: 4,
+        },
+        env: {},
+        stdout: false,
+        stderr: false,
+      });
+    } catch {
+      const error = new Error('cannot render the templates: cannot start a render worker');
+      for (const waiting of this.queue.splice(0)) waiting.reject(error);
+      return undefined;
+    }
+  }
+
   private start(slot: Slot): void {
-    const worker = new Worker(this.options.script, {
-      resourceLimits: {
-        maxOldGenerationSizeMb: WORKER_OLD_SPACE_MB,
-        maxYoungGenerationSizeMb: WORKER_YOUNG_SPACE_MB,
-        stackSizeMb: 4,
-      },
-      env: {},
-      stdout: false,
-      stderr: false,
-    });
+    const worker = this.spawn();
+    if (!worker) return;
     worker.unref();
     Object.assign(slot, { worker, ready: false });
     worker.on('message', (message: WorkerMessage) => this.received(slot, worker, message));
