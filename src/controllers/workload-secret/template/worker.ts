@@ -5,9 +5,11 @@
  * terminated for its time names the key. Its heap is capped by the `resourceLimits` it was
  * started with; it never logs.
  *
- * Messages in: `{ id, job }` (`RenderJob`). Out: `{ type: 'ready' }`, `{ type: 'key', id, key }`,
+ * Messages in: `{ id, job }` (`RenderJob`). Out: `{ type: 'ready', heapLimitMb }` (the V8 heap
+ * limit it got), `{ type: 'key', id, key }`,
  * `{ type: 'done', id, outcome }` (`RenderOutcome`).
  */
+import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { createEngine, renderJob } from './engine.ts';
 import type { RenderJob } from './outcome.ts';
@@ -22,4 +24,4 @@ port.on('message', (message: { id: number; job: RenderJob }) => {
   const outcome = renderJob(engine, job, (key) => port.postMessage({ type: 'key', id, key }));
   port.postMessage({ type: 'done', id, outcome });
 });
-port.postMessage({ type: 'ready' });
+port.postMessage({ type: 'ready', heapLimitMb: getHeapStatistics().heap_size_limit / 1024 / 1024 });

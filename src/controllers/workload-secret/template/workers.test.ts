@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { failureMessage, type RenderOutcome } from './outcome.ts';
 import { RenderWorkers } from './workers.ts';
@@ -49,6 +51,22 @@ describe('RenderWorkers', () => {
       /^template of key "out", line 1 column \d+: output size limit exceeded \(1 MiB\)$/,
     );
     expect(await workers.render(job('{{ K }}'))).toEqual({ ok: true, data: { out: 'A' } });
+  }, 30_000);
+
+  it('holds a worker to its own heap limit under the chart’s --max-old-space-size=256', async () => {
+    // V8's heap flags would give a worker the operator's 256 MiB; run as the chart runs it.
+    const script = [
+      `import { RenderWorkers } from ${JSON.stringify(new URL('./workers.ts', import.meta.url).href)};`,
+      'const workers = new RenderWorkers({ size: 1 });',
+      `const outcome = await workers.render({ templates: [['out', ${JSON.stringify(hostile.capture)}]], data: {} });`,
+      'console.log(JSON.stringify({ limit: workers.heapLimitMb, outcome }));',
+      'await workers.close();',
+    ].join('\n');
+    const args = ['--max-old-space-size=256', '--max-semi-space-size=2', '--input-type=module', '-e', script];
+    const { stdout } = await promisify(execFile)(process.execPath, args);
+    const { limit, outcome } = JSON.parse(stdout) as { limit: number; outcome: RenderOutcome };
+    expect(limit).toBeLessThan(32);
+    expect(message(outcome)).toMatch(/memory limit exceeded \(16 MiB\)$/);
   }, 30_000);
 
   it('fails the job with a plain error (retried by the reconciler) when no worker can start', async () => {

@@ -13,10 +13,16 @@
  *   WorkloadSecret by its whole budget, at the memory of two small heaps.
  * - A worker that fails otherwise (it cannot start, it exits) fails its job with a plain error
  *   (retried by the reconciler with backoff); no error text of a worker is ever passed on.
+ * - V8's heap-size flags override every isolate's `resourceLimits`, a worker's included: with the
+ *   chart's `--max-old-space-size=256` a worker would get the operator's 256 MiB. The operator's
+ *   own heap was sized when it started and V8 reads the flags only when it creates an isolate, so
+ *   the flags are cleared before the first worker starts; each worker reports the heap limit it
+ *   got (`heapLimitMb`, checked by the tests and printed by the benchmark).
  *
  * The worker script is `worker.ts` beside this file in the sources and
  * `dist/workers/template-render.mjs` in the bundle (an entry point of scripts/build.ts).
  */
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { packageFile } from '../../../runtime/package-root.ts';
 import { TemplateLimitError, type RenderJob, type RenderOutcome } from './outcome.ts';
@@ -31,6 +37,16 @@ import {
 
 /** Time a worker gets past its budget to answer before it is terminated (ms). */
 const GRACE_MS = 250;
+
+let heapFlagsCleared = false;
+
+/** Lets `resourceLimits` govern the workers' heaps (see the module comment); once per process. */
+function clearHeapSizeFlags(): void {
+  if (heapFlagsCleared) return;
+  setFlagsFromString('--max-old-space-size=0');
+  setFlagsFromString('--max-heap-size=0');
+  heapFlagsCleared = true;
+}
 
 /** The worker script in the layout this module runs from (sources or bundle). */
 export function workerScript(): URL {
@@ -57,7 +73,7 @@ interface Slot {
 }
 
 type WorkerMessage =
-  | { readonly type: 'ready' }
+  | { readonly type: 'ready'; readonly heapLimitMb: number }
   | { readonly type: 'key'; readonly id: number; readonly key: string }
   | { readonly type: 'done'; readonly id: number; readonly outcome: RenderOutcome };
 
@@ -74,6 +90,8 @@ export class RenderWorkers {
   private readonly slots: Slot[];
   private readonly queue: Pending[] = [];
   private nextId = 1;
+  /** The V8 heap limit the last worker reported, in MiB (tests, benchmark). */
+  heapLimitMb: number | undefined;
 
   constructor(options: Partial<RenderWorkersOptions> = {}) {
     this.options = {
@@ -121,6 +139,7 @@ export class RenderWorkers {
   /** A new worker, or undefined (the waiting jobs failed) when none can be started. */
   private spawn(): Worker | undefined {
     try {
+      clearHeapSizeFlags();
       return new Worker(this.options.script, {
         resourceLimits: {
           maxOldGenerationSizeMb: WORKER_OLD_SPACE_MB,
@@ -128,6 +147,9 @@ export class RenderWorkers {
           stackSizeMb: 4,
         },
         env: {},
+        // Node's options of the operator (`--eval`, `--input-type`...) are not the worker's; V8's
+        // flags are the process's anyway.
+        execArgv: [],
         stdout: false,
         stderr: false,
       });
@@ -158,6 +180,7 @@ export class RenderWorkers {
     if (slot.worker !== worker) return;
     if (message.type === 'ready') {
       slot.ready = true;
+      this.heapLimitMb = message.heapLimitMb;
       this.pump();
       return;
     }
