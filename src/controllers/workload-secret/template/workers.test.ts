@@ -69,6 +69,18 @@ describe('RenderWorkers', () => {
     expect(message(outcome)).toMatch(/memory limit exceeded \(16 MiB\)$/);
   }, 30_000);
 
+  it('lets the process exit with an idle worker (a graceful stop waits for nothing)', async () => {
+    const script = [
+      `import { RenderWorkers } from ${JSON.stringify(new URL('./workers.ts', import.meta.url).href)};`,
+      "const outcome = await new RenderWorkers().render({ templates: [['out', '{{ 1 }}']], data: {} });",
+      'console.log(JSON.stringify(outcome));',
+    ].join('\n');
+    const run = promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      timeout: 20_000,
+    });
+    expect(JSON.parse((await run).stdout)).toEqual({ ok: true, data: { out: '1' } });
+  }, 30_000);
+
   it('fails the job with a plain error (retried by the reconciler) when no worker can start', async () => {
     workers = new RenderWorkers({ script: new URL('./no-such-worker.ts', import.meta.url) });
     await expect(workers.render(job('{{ A }}'))).rejects.toThrow(/^cannot render the templates/);

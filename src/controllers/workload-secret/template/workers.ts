@@ -163,7 +163,6 @@ export class RenderWorkers {
   private start(slot: Slot): void {
     const worker = this.spawn();
     if (!worker) return;
-    worker.unref();
     Object.assign(slot, { worker, ready: false });
     worker.on('message', (message: WorkerMessage) => this.received(slot, worker, message));
     worker.on('error', (error: Error & { code?: string }) => {
@@ -176,12 +175,23 @@ export class RenderWorkers {
     });
   }
 
+  /**
+   * The slot's worker is idle: stopped after `idleMs`, and no reason for the process to keep
+   * running (`unref` after the listeners: a 'message' listener refs the worker's port again). A
+   * starting or busy worker is referenced: the job waiting on it keeps the process up.
+   */
+  private rest(slot: Slot): void {
+    slot.worker?.unref();
+    slot.idle = setTimeout(() => void this.discard(slot), this.options.idleMs).unref();
+  }
+
   private received(slot: Slot, worker: Worker, message: WorkerMessage): void {
     if (slot.worker !== worker) return;
     if (message.type === 'ready') {
       slot.ready = true;
       this.heapLimitMb = message.heapLimitMb;
       this.pump();
+      if (!slot.current) this.rest(slot);
       return;
     }
     const pending = slot.current;
@@ -196,12 +206,13 @@ export class RenderWorkers {
     // A failed render may have left the worker near its heap limit (and its termination for
     // that on its way): the next job gets a fresh worker rather than the blame.
     if (!message.outcome.ok) void this.discard(slot).then(() => this.pump());
-    else slot.idle = setTimeout(() => void this.discard(slot), this.options.idleMs).unref();
+    else this.rest(slot);
     this.pump();
   }
 
   private dispatch(slot: Slot, pending: Pending): void {
     clearTimeout(slot.idle);
+    slot.worker?.ref();
     slot.current = pending;
     pending.timer = setTimeout(() => void this.end(slot, 'time'), this.options.budgetMs + GRACE_MS);
     slot.worker?.postMessage({ id: pending.id, job: pending.job });
