@@ -52,12 +52,19 @@ function sourceText(token: Token): string {
   return text.length > MAX_SOURCE_TEXT ? `${text.slice(0, MAX_SOURCE_TEXT)}…` : text;
 }
 
-/** A text known to hold no value for the innermost cause, if it is one of those. */
-function knownCause(cause: unknown): string | undefined {
-  if (cause instanceof TemplateLimitError || cause instanceof FilterError) return cause.message;
-  if (cause instanceof AssertionError && liquidLimits[cause.message])
-    return limitText(liquidLimits[cause.message] as LimitKind);
-  if (cause instanceof RangeError && engineMemoryLimit.test(cause.message)) return limitText('memory');
+/** The limit the innermost cause is, if it is one. */
+function limitOf(cause: unknown): LimitKind | undefined {
+  if (cause instanceof TemplateLimitError) return cause.limit;
+  if (cause instanceof AssertionError) return liquidLimits[cause.message];
+  if (cause instanceof RangeError && engineMemoryLimit.test(cause.message)) return 'memory';
+  return undefined;
+}
+
+/** What the innermost cause says, when it is known to hold no value (a limit, a filter's message). */
+function knownCause(cause: unknown): Pick<TemplateFailure, 'what' | 'limit'> | undefined {
+  const limit = limitOf(cause);
+  if (limit) return { what: limitText(limit), limit };
+  if (cause instanceof FilterError) return { what: cause.message };
   return undefined;
 }
 
@@ -81,7 +88,7 @@ export function renderFailure(
   const chain = causes(error);
   const { token, at } = located(key, source, chain, fallback);
   const known = knownCause(chain[chain.length - 1]);
-  if (known) return { ...at, what: known };
+  if (known) return { ...at, ...known };
   if (!token) return { ...at, what: 'cannot render the template' };
   if (chain.some((e) => e instanceof UndefinedVariableError))
     return { ...at, what: `undefined variable: ${sourceText(token)}` };
@@ -96,7 +103,7 @@ export function parseFailure(key: string, source: string, error: unknown): Templ
   const chain = causes(error);
   const { at } = located(key, source, chain);
   const known = knownCause(chain[chain.length - 1]);
-  if (known) return { ...at, what: known };
+  if (known) return { ...at, ...known };
   if (!(error instanceof LiquidError)) return { ...at, what: 'cannot parse the template' };
   return { ...at, what: error.message.replace(/, line:\d+, col:\d+$/, '') };
 }

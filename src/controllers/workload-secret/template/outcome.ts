@@ -19,6 +19,8 @@ export interface TemplateFailure {
   readonly line?: number;
   readonly column?: number;
   readonly what: string;
+  /** The limit the render met, if that is what ended it. */
+  readonly limit?: LimitKind;
 }
 
 export type RenderOutcome =

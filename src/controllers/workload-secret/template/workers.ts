@@ -5,8 +5,8 @@
  * - A job (every template of one delivery) goes to an idle worker, or waits for one. Its budget
  *   starts when the worker receives it; a worker still busy at the budget (plus a short grace for
  *   its own answer) is terminated and the job ends in a time-limit failure. A worker that dies
- *   out of memory ends its job in a memory-limit failure. After any failed render the next job
- *   starts a new worker: nothing of a hostile render survives it.
+ *   out of memory ends its job in a memory-limit failure. A worker whose render met the memory
+ *   limit in any way is replaced too: nothing of a hostile render survives it.
  * - `WORKER_COUNT` workers at most, started lazily on the first job (an operator without
  *   templates starts none); a worker idle for `WORKER_IDLE_MS` is terminated, so memory at rest
  *   holds no worker. Two workers keep one hostile template from delaying every other templated
@@ -203,9 +203,10 @@ export class RenderWorkers {
     clearTimeout(pending.timer);
     slot.current = undefined;
     pending.resolve(message.outcome);
-    // A failed render may have left the worker near its heap limit (and its termination for
-    // that on its way): the next job gets a fresh worker rather than the blame.
-    if (!message.outcome.ok) void this.discard(slot).then(() => this.pump());
+    // A render that met the memory limit may have left the worker near its heap limit (and its
+    // termination for that on its way): the next job gets a fresh worker rather than the blame.
+    if (!message.outcome.ok && message.outcome.failure.limit === 'memory')
+      void this.discard(slot).then(() => this.pump());
     else this.rest(slot);
     this.pump();
   }
@@ -231,7 +232,7 @@ export class RenderWorkers {
       clearTimeout(pending.timer);
       slot.current = undefined;
       const key = pending.key ?? pending.job.templates[0]?.[0] ?? '';
-      pending.resolve({ ok: false, failure: { key, what: new TemplateLimitError(limit).message } });
+      pending.resolve({ ok: false, failure: { key, what: new TemplateLimitError(limit).message, limit } });
     }
     await this.discard(slot, stopped);
     if (neverReady) for (const waiting of this.queue.splice(0)) waiting.reject(stopped);
