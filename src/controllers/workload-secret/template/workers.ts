@@ -6,7 +6,8 @@
  *   starts when the worker receives it; a worker still busy at the budget (plus a short grace for
  *   its own answer) is terminated and the job ends in a time-limit failure. A worker that dies
  *   out of memory ends its job in a memory-limit failure. A worker whose render met the memory
- *   limit in any way is replaced too: nothing of a hostile render survives it.
+ *   limit in any way is replaced too: nothing of a hostile render survives it. The successor
+ *   starts at once (idle, it is stopped like any other), so the next job does not wait for it.
  * - `WORKER_COUNT` workers at most, started lazily on the first job (an operator without
  *   templates starts none); a worker idle for `WORKER_IDLE_MS` is terminated, so memory at rest
  *   holds no worker. Two workers keep one hostile template from delaying every other templated
@@ -205,8 +206,7 @@ export class RenderWorkers {
     pending.resolve(message.outcome);
     // A render that met the memory limit may have left the worker near its heap limit (and its
     // termination for that on its way): the next job gets a fresh worker rather than the blame.
-    if (!message.outcome.ok && message.outcome.failure.limit === 'memory')
-      void this.discard(slot).then(() => this.pump());
+    if (!message.outcome.ok && message.outcome.failure.limit === 'memory') void this.replace(slot);
     else this.rest(slot);
     this.pump();
   }
@@ -234,8 +234,20 @@ export class RenderWorkers {
       const key = pending.key ?? pending.job.templates[0]?.[0] ?? '';
       pending.resolve({ ok: false, failure: { key, what: new TemplateLimitError(limit).message, limit } });
     }
+    if (limit) return this.replace(slot, stopped);
     await this.discard(slot, stopped);
     if (neverReady) for (const waiting of this.queue.splice(0)) waiting.reject(stopped);
+    this.pump();
+  }
+
+  /**
+   * Terminates the slot's worker after a limit and starts its successor at once, so the next
+   * job (likely another WorkloadSecret's) does not wait for a worker to start.
+   */
+  private async replace(slot: Slot, error?: Error): Promise<void> {
+    const old = slot.worker;
+    await this.discard(slot, error);
+    if (!slot.worker && old) this.start(slot);
     this.pump();
   }
 
