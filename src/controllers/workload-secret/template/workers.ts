@@ -91,6 +91,7 @@ export class RenderWorkers {
   private readonly slots: Slot[];
   private readonly queue: Pending[] = [];
   private nextId = 1;
+  private closed = false;
   /** The V8 heap limit the last worker reported, in MiB (tests, benchmark). */
   heapLimitMb: number | undefined;
 
@@ -106,6 +107,7 @@ export class RenderWorkers {
 
   /** Renders `job` (without `budgetMs`, which the pool sets) in a worker; see the module comment. */
   render(job: Omit<RenderJob, 'budgetMs'>): Promise<RenderOutcome> {
+    if (this.closed) return Promise.reject(new Error('the render workers closed'));
     return new Promise((resolve, reject) => {
       const full = { ...job, budgetMs: this.options.budgetMs };
       this.queue.push({ id: this.nextId++, job: full, resolve, reject });
@@ -120,6 +122,7 @@ export class RenderWorkers {
 
   /** Terminates every worker; waiting and running jobs fail. */
   async close(): Promise<void> {
+    this.closed = true;
     for (const pending of this.queue.splice(0)) pending.reject(new Error('the render workers closed'));
     await Promise.all(this.slots.map((slot) => this.discard(slot, new Error('the render workers closed'))));
   }
@@ -162,6 +165,7 @@ export class RenderWorkers {
   }
 
   private start(slot: Slot): void {
+    if (this.closed) return;
     const worker = this.spawn();
     if (!worker) return;
     Object.assign(slot, { worker, ready: false });
