@@ -1,6 +1,7 @@
 /**
- * `npm run build`: bundles the `coffer` CLI into `dist/` with esbuild: `dist/cli/main.mjs` and
- * its chunks in `dist/chunks/` (both two levels below the root, see src/runtime/package-root.ts).
+ * `npm run build`: bundles the `coffer` CLI into `dist/` with esbuild: `dist/cli/main.mjs`, the
+ * WorkloadSecret template render worker `dist/workers/template-render.mjs`, and their chunks in
+ * `dist/chunks/` (all two levels below the root, see src/runtime/package-root.ts).
  *
  * What the container image and the benchmark run is this bundle, not the ~1,000 files of
  * `node_modules` and the TypeScript sources: each command (`operator`, `devserver`, `sandbox`,
@@ -48,7 +49,11 @@ const outdir = join(root, 'dist');
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: root,
-  entryPoints: { 'cli/main': 'src/cli/main.ts' },
+  entryPoints: {
+    'cli/main': 'src/cli/main.ts',
+    // The template render worker (src/controllers/workload-secret/template/workers.ts starts it).
+    'workers/template-render': 'src/controllers/workload-secret/template/worker.ts',
+  },
   outdir,
   bundle: true,
   splitting: true,

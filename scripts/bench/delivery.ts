@@ -14,9 +14,15 @@
  * - a burst of `--burst-edits` edits to one project → restarts of each affected Deployment;
  * - operator RSS peak and CPU.
  *
+ * With `--hostile` it measures hostile templates instead (`delivery-hostile.ts`): N (default
+ * 100) benign templated WorkloadSecrets, their edit → Secret latency without and while hostile
+ * templates render, each hostile template's spec edit → TemplateError, and the operator's
+ * anonymous memory and peak RSS.
+ *
  *   npm run bench:delivery -- [--n 1000] [--projects 4] [--steady-seconds 60] [--samples 50]
  *                             [--quiet-n 100] [--quiet-resync 60s] [--burst-edits 100]
  *                             [--burst-workloads 10] [--workers 4] [--concurrency 32]
+ *   npm run bench:delivery -- --hostile [--n 100] [--rounds 3] [--samples 50]
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -39,7 +45,15 @@ import {
   createWorkloadSecrets,
   folderOf,
   KEYS,
+  workloadSecretSpec,
 } from './delivery-setup.ts';
+import {
+  createTemplatedWorkloadSecrets,
+  latenciesUntil,
+  memoryText,
+  renderHostile,
+  startMemoryPeak,
+} from './delivery-hostile.ts';
 import { latencyText, mib, printTable, waitAllReady } from './operator-measure.ts';
 import {
   buildOperator,
@@ -51,18 +65,24 @@ import {
   type BenchEnv,
   type Service,
   chartRuntimeOptions,
+  createObject,
 } from './operator-setup.ts';
 
 const usage = `usage: npm run bench:delivery -- [--n 1000] [--projects 4] [--steady-seconds 60] [--samples 50]
                           [--quiet-n 100] [--quiet-resync 60s] [--burst-edits 100]
                           [--burst-workloads 10] [--workers 4] [--concurrency 32]
+       npm run bench:delivery -- --hostile [--n 100] [--rounds 3] [--samples 50]
 
-Delivery benchmark (issue 20): N WorkloadSecrets × 10 keys; prints a table of the measurements.`;
+Delivery benchmark: N WorkloadSecrets × 10 keys; prints a table of the measurements. With
+--hostile: hostile templates rendering beside N benign templated WorkloadSecrets (time until
+each TemplateError, the others' edit latency without and with them, the operator's memory).`;
 
 const { values } = parseCommandLine(usage, () =>
   parseArgs({
     options: {
-      n: { type: 'string', default: '1000' },
+      n: { type: 'string' },
+      hostile: { type: 'boolean', default: false },
+      rounds: { type: 'string', default: '3' },
       projects: { type: 'string', default: '4' },
       'steady-seconds': { type: 'string', default: '60' },
       samples: { type: 'string', default: '50' },
@@ -77,7 +97,7 @@ const { values } = parseCommandLine(usage, () =>
     },
   }),
 );
-const n = Number(values.n);
+const n = Number(values.n ?? (values.hostile ? '100' : '1000'));
 const projectCount = Number(values.projects);
 const concurrency = Number(values.concurrency);
 const workers = Number(values.workers);
@@ -256,4 +276,91 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+async function hostileMain(): Promise<void> {
+  const entry = buildOperator(log);
+  const env = await startBenchEnv(log);
+  const processes: { stop(): Promise<void> }[] = [];
+  try {
+    const service = await startService(env.dir, 'devserver');
+    processes.push(service.server);
+    const ns = await env.plane.createNamespace('bench');
+    const at = { env, namespace: ns };
+    const operator = await startOperator(env, [ns], {
+      pollInterval: '10m',
+      workers,
+      entry,
+      nodeArgs: values['node-options'].split(' ').filter(Boolean),
+      kubeconfigPath: await operatorKubeconfig(env, 'service-account'),
+    });
+    processes.push(operator);
+    await operator.waitReady();
+    await createConnection(at, service);
+    const rest = startMemoryPeak();
+    await sleep(2_000);
+    const atRest = rest.stop();
+    const projects = await createServiceProjects(service, projectCount, 'wsh');
+    await createFolders(service, projects, n + 1, concurrency);
+    const folders = Array.from({ length: n + 1 }, (_, i) => folderOf(projects, i));
+    const benign = folders.slice(0, n);
+    const hostileFolder = folders[n] as (typeof folders)[number];
+    await createTemplatedWorkloadSecrets(at, benign, concurrency);
+    await createObject(at, 'WorkloadSecret', 'hostile', {
+      ...workloadSecretSpec(hostileFolder, '10m'),
+      template: { data: { 'app.conf': '{{ K0 }}' } },
+    });
+    await waitAllReady(
+      env,
+      ns,
+      { workloadsecrets: n + 1 },
+      { since: Date.now(), timeoutMs: 600_000, intervalMs: 1_000, log },
+    );
+    await serviceQuiet(service, 5_000);
+    const samples = Number(values.samples);
+    const quiet = startMemoryPeak();
+    const before = await latenciesUntil(at, service, benign, { done: () => true, min: samples });
+    const quietPeak = quiet.stop();
+    let hostileDone = false;
+    const during = startMemoryPeak();
+    const [seen, meanwhile] = await Promise.all([
+      renderHostile(at, Number(values.rounds)).finally(() => (hostileDone = true)),
+      latenciesUntil(at, service, benign, { done: () => hostileDone, min: 1 }),
+    ]);
+    const hostilePeak = during.stop();
+    row('resources', `${n} templated WorkloadSecrets × ${KEYS} keys in ${projectCount} projects, 1 hostile`);
+    for (const [name, results] of seen) {
+      const ms = results.map((r) => r.ms).sort((a, b) => a - b);
+      const messages = [
+        ...new Set(
+          results.map((r) =>
+            r.message.replace(/^.*?: template of key "app\.conf"(, line \d+ column \d+)?: /, ''),
+          ),
+        ),
+      ];
+      row(
+        `hostile "${name}": spec edit → TemplateError (${results.length}×)`,
+        `${ms.join(' / ')} ms; ${messages.join('; ')}`,
+      );
+    }
+    row(
+      'benign edit → target Secret, p50 / p99 (max), no hostile template',
+      `${latencyText(before)} (${Math.max(...before)} ms; ${before.length} edits)`,
+    );
+    row(
+      'benign edit → target Secret, p50 / p99 (max), hostile templates rendering',
+      `${latencyText(meanwhile)} (${Math.max(...meanwhile)} ms; ${meanwhile.length} edits)`,
+    );
+    row('operator memory at rest (before any WorkloadSecret)', memoryText(atRest));
+    row('operator memory peak, benign edits only', memoryText(quietPeak));
+    row('operator memory peak, hostile templates rendering', memoryText(hostilePeak));
+    row('chart memory limit (charts/coffer/values.yaml)', '384 MiB');
+    printTable(
+      `coffer hostile template benchmark: N=${n}, ${workers} workers, ${values['node-options']}`,
+      rows,
+    );
+  } finally {
+    for (const p of processes.reverse()) await p.stop().catch(() => undefined);
+    await env.stop();
+  }
+}
+
+await (values.hostile ? hostileMain() : main());

@@ -186,7 +186,7 @@ export const commonReasons = declareReasons('generic', {
     class: 'terminal',
     conditions: ['Synced'],
     description:
-      'A key is not valid where it goes (a service key pushed by a SecretBatch; a Secret/ConfigMap key delivered by a WorkloadSecret, [-._a-zA-Z0-9]+ of at most 253); the message names it.',
+      'A key is not valid where it goes (a service key pushed by a SecretBatch; a Secret/ConfigMap key delivered by a WorkloadSecret, [-._a-zA-Z0-9]+ of at most 253, not starting with ..); the message names it.',
   },
   SecretNotOwned: {
     class: 'terminal',

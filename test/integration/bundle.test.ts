@@ -1,7 +1,7 @@
 // The bundle `npm run build` writes is what the container image runs, without node_modules. This
 // builds it, copies the image's files (dist/, bin/, package.json) to a directory with no
 // node_modules above it, and runs `coffer version`, `coffer crds` and `coffer operator` from
-// there against the real control plane and devserver.
+// there against the real control plane and devserver (templates render in the bundle's worker).
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -102,5 +102,32 @@ describe('the bundled CLI (what the image runs)', () => {
     const query = { workspaceId: String(project.status?.id), environment: 'dev', secretPath: '/' };
     expect((await h.service.secrets.get('API_URL', query)).secretValue).toBe('https://api.example.com');
     expect(await operator.metric('coffer_reconcile_total')).toBeGreaterThan(0);
+  });
+
+  it('renders WorkloadSecret templates in its render worker (dist/workers), limits included', async () => {
+    const spec = (template: string) => ({
+      connectionRef: { name: 'coffer' },
+      sources: [{ projectRef: { name: 'bundled' }, environment: 'dev' }],
+      target: { secret: {} },
+      template: { data: { out: template } },
+    });
+    await h.create('WorkloadSecret', 'templated', spec('{{ API_URL | b64enc | b64dec | append: "/v1" }}'));
+    await h.create(
+      'WorkloadSecret',
+      'endless',
+      spec(
+        '{% for i in (1..100000) %}{% for j in (1..100000) %}{% if i == j %}{% endif %}{% endfor %}{% endfor %}',
+      ),
+    );
+    await h.waitForReady('WorkloadSecret', 'templated', { timeoutMs: 60_000 });
+    expect(await h.readSecret('templated')).toEqual({ out: 'https://api.example.com/v1' });
+    const failed = await h.waitForCondition('WorkloadSecret', 'endless', {
+      type: 'Synced',
+      status: 'False',
+      reason: 'TemplateError',
+    });
+    expect(failed.status?.conditions?.find((c) => c.type === 'Synced')?.message).toMatch(
+      /^template of key "out"(, line 1 column \d+)?: time limit exceeded/,
+    );
   });
 });

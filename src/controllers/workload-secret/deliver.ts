@@ -83,7 +83,7 @@ export async function deliver(
     ? await ctx.readSources(readOne)
     : await Promise.all(obj.spec.sources.map((_, index) => readOne(index)));
   const merged = mergeSources(reads.map((r) => r.pairs));
-  const data = await renderContent(merged.data, obj.spec.template);
+  const data = await renderContent(merged.data, obj.spec.template, obj.metadata);
   checkContent(data);
   const targets = await deliverTargets(ctx.apis, targetSpecs(obj, data), obj, ctx.targetCache);
   return {

@@ -17,7 +17,9 @@ export const workloadSecretReasons = declareReasons('WorkloadSecret', {
   TemplateError: {
     class: 'terminal',
     conditions: ['Synced'],
-    description: 'A template does not parse or render; the message gives the key, line and column.',
+    description:
+      'A template does not parse or render, or meets a limit (time, memory, output size); the message gives the ' +
+      'key, line and column, never a value.',
   },
   TargetConflict: {
     class: 'terminal',

@@ -26,6 +26,7 @@ import { jitter, parseDuration } from '../../runtime/duration.ts';
 import { deliver, type Delivery } from './deliver.ts';
 import { LiveDelivery } from './live-delivery.ts';
 import { adoptedTargetsRelease } from './release.ts';
+import { forgetRender } from './template/render.ts';
 import { targetApis } from './targets.ts';
 
 /** Full resync interval when the spec sets none. */
@@ -111,7 +112,10 @@ export function workloadSecretSync(
       const delivery = await deliver(obj, { ...base, readSources });
       return live.finish(obj, delivery, deliveredOutcome(obj, delivery, ctx.now), ctx.now);
     },
-    forget: (request) => live.forget(request),
+    forget: (request) => {
+      live.forget(request);
+      forgetRender(request);
+    },
     release: adoptedTargetsRelease(apis),
   };
 }

@@ -1,6 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { TerminalError } from '../../../runtime/errors.ts';
-import { renderContent } from './render.ts';
+import { renderContent as render, renderWorkers } from './render.ts';
+
+let owners = 0;
+/** Each call renders as another WorkloadSecret, so the memo never answers for another test. */
+const renderContent = (...args: [Parameters<typeof render>[0], Parameters<typeof render>[1]]) =>
+  render(...args, { namespace: 'unit', name: `ws-${owners++}` });
 
 const source = {
   DB_USER: 'app',
@@ -65,6 +70,7 @@ describe('renderContent', () => {
 
   it('reports errors as TemplateError with the key, line and column, never a value', async () => {
     const undefinedVariable = await failure({ 'config.yaml': 'a: 1\nb: {{ DB_HOST }}' });
+    expect(undefinedVariable.errorClass).toBe('terminal');
     expect(undefinedVariable.reason).toBe('TemplateError');
     expect(undefinedVariable.message).toMatch(
       /^template of key "config.yaml", line 2 column 7: undefined variable: DB_HOST$/,
@@ -81,8 +87,70 @@ describe('renderContent', () => {
     expect(badBase64.message).not.toContain('p@ss');
   });
 
-  it('has no file access: include finds nothing', async () => {
-    const error = await failure({ K: '{% include "/etc/passwd" %}' });
-    expect(error.reason).toBe('TemplateError');
+  it('has no file access: include, render and layout are refused with a fixed message', async () => {
+    for (const tag of ['include "/etc/passwd"', 'render "x"', 'layout "x"', 'include DB_PASSWORD']) {
+      const error = await failure({ K: `a\n {% ${tag} %}` });
+      expect(error.reason).toBe('TemplateError');
+      expect(error.message).toBe(
+        'template of key "K", line 2 column 2: include, render and layout are not available',
+      );
+    }
   });
+
+  it('names a failed lookup by the template text, never by the value it looked up', async () => {
+    const error = await failure({ K: '{{ secrets[DB_PASSWORD] }}' });
+    expect(error.message).toBe(
+      'template of key "K", line 1 column 4: undefined variable: secrets[DB_PASSWORD]',
+    );
+    const nested = await failure({ K: '{% assign c = CONFIG_JSON | fromJson %}{{ c[DB_PASSWORD].x }}' });
+    expect(nested.message).toMatch(/undefined variable: c\[DB_PASSWORD\]\.x$/);
+    expect(nested.message).not.toContain('p@ss');
+  });
+
+  it('positions an error raised in text Liquid parsed from a value at run time', async () => {
+    const error = await failure({
+      K: '{% assign c = CONFIG_JSON | fromJson %}\n{{ c.hosts | where_exp: "h", DB_PASSWORD }}',
+    });
+    expect(error.message).toMatch(
+      /^template of key "K", line 2 column 1: (cannot render|undefined variable:) \{\{ c\.hosts/,
+    );
+    expect(error.message).not.toContain('p@ss');
+  });
+
+  it('refuses base64 that decodes to bytes that are not UTF-8 (never U+FFFD)', async () => {
+    const error = await failure({ K: '{{ "/w==" | b64dec }}' });
+    expect(error.message).toContain('b64dec: the decoded bytes are not UTF-8 text');
+    const bom = await renderContent(source, {
+      mergeSourceKeys: false,
+      data: { K: '{{ "77u/YQ==" | b64dec }}' },
+    });
+    expect(bom.K).toBe('\uFEFFa');
+  });
+
+  it('delivers the same outcome again without rendering while templates and data are unchanged', async () => {
+    const owner = { namespace: 'unit', name: 'memo' };
+    const data = { K: '{{ DB_USER }}' };
+    const first = await render(source, { data, mergeSourceKeys: false }, owner);
+    expect(await render(source, { data, mergeSourceKeys: false }, owner)).toBe(first);
+    const changed = await render({ ...source, DB_USER: 'other' }, { data, mergeSourceKeys: false }, owner);
+    expect(changed).toEqual({ K: 'other' });
+  });
+
+  it('does not run a known failure again (a time limit included) until templates or data change', async () => {
+    const renders = vi.spyOn(await renderWorkers(), 'render');
+    try {
+      const owner = { namespace: 'unit', name: 'memo-failure' };
+      const loops =
+        '{% for i in (1..100000) %}{% for j in (1..100000) %}{% if i == j %}{% endif %}{% endfor %}{% endfor %}';
+      const template = { data: { K: loops }, mergeSourceKeys: false };
+      const first = await render(source, template, owner).catch((error: Error) => error.message);
+      expect(first).toMatch(/time limit exceeded/);
+      expect(await render(source, template, owner).catch((error: Error) => error.message)).toBe(first);
+      expect(renders).toHaveBeenCalledTimes(1);
+      await render(source, { ...template, data: { K: '{{ DB_USER }}' } }, owner);
+      expect(renders).toHaveBeenCalledTimes(2);
+    } finally {
+      renders.mockRestore();
+    }
+  }, 30_000);
 });
