@@ -1,21 +1,25 @@
 /**
  * Crash-safe creation of the external object (after crossplane-runtime's critical annotations).
  *
- * 1. Mark `coffer.dev/create-pending` (and add the finalizer, if missing, in the same write) with
- *    a patch guarded by resourceVersion: if our cache is stale (an id may already be recorded),
- *    this fails with 409 and nothing is created.
+ * 1. Mark the create pending (create-mark.ts): the `coffer.dev/create-pending` annotation (and
+ *    the finalizer, if missing, in the same write), then the same time in `status.createPending`,
+ *    each write guarded by the resourceVersion of the one before: if our cache is stale (an id may
+ *    already be recorded), this fails with 409 and nothing is created.
  * 2. Call `create`.
- * 3. Record the returned id and clear the mark in one merge patch, retried a few times; then,
- *    for kinds whose objects can be protected, `status.createdId`: this resource created it
- *    (ownership.ts, rule 4; an object recovered as below is not marked as created).
+ * 3. Record the returned id and clear the annotation in one merge patch, retried a few times;
+ *    then, for kinds whose objects can be protected, `status.createdId`: this resource created it
+ *    (ownership.ts, rule 4; an object recovered as below is not marked as created). The status
+ *    half of the mark goes with that write or with the status at the end of the reconcile.
  *
  * Adapters whose id is known before the create and whose create is idempotent
  * (`idBeforeCreate`) record the id in step 1 instead of the mark, and skip step 3.
  *
- * If the process dies between 2 and 3, the next reconcile finds the mark without an id and looks
- * the object up by its natural key (`recoverInterruptedCreate`): a single match created after the
- * mark is adopted, none is created again, anything undecidable stops with `CreateIncomplete` for
- * a human to decide (`recoveryMatch` in ownership.ts). No duplicate, and no foreign object taken.
+ * If the process dies between 2 and 3, the next reconcile finds the mark (both halves) without an
+ * id and looks the object up by its natural key (`recoverInterruptedCreate`): a single match
+ * created after the mark is adopted, none is created again, anything undecidable stops with
+ * `CreateIncomplete` for a human to decide (`recoveryMatch` in ownership.ts). No duplicate, and
+ * no foreign object taken: an annotation without its status half (a manifest can set the
+ * annotation, never status) is no mark.
  */
 import { rfc3339 } from '../runtime/conditions.ts';
 import { TransientError } from '../runtime/errors.ts';
@@ -27,6 +31,7 @@ import {
   patchGuarded,
   refOf,
 } from '../runtime/object-meta.ts';
+import { markInStatus, STATUS_CREATE_PENDING } from './create-mark.ts';
 import type {
   AdapterStatus,
   ExternalClient,
@@ -124,18 +129,26 @@ async function persistExternalId<Spec extends ManagedSpecFields, Refs, Status ex
   );
 }
 
-/** Writes `fields` into status, best effort: the end of the reconcile writes them again. */
+/**
+ * Writes `fields` into status and clears the status half of the mark, best effort: the end of
+ * the reconcile writes them again.
+ */
 async function recordInStatus<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
   run: AnyRun<Spec, Refs, Status>,
   fields: UrgentStatus,
 ): Promise<void> {
   try {
-    run.obj = await run.settings.patcher.mergePatchStatus(refOf(run.obj), { status: fields });
+    const status = { ...fields, [STATUS_CREATE_PENDING]: null };
+    run.obj = await run.settings.patcher.mergePatchStatus(refOf(run.obj), { status });
   } catch (error) {
     run.context.log.warn({ err: error, externalId: fields.id }, 'cannot record external id in status yet');
   }
 }
 
+/**
+ * Clears the annotation after a create the service certainly did not perform; the status half
+ * then no longer counts and goes with the status at the end of the reconcile.
+ */
 async function clearPendingMark<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
   run: AnyRun<Spec, Refs, Status>,
 ): Promise<void> {
@@ -148,6 +161,27 @@ async function clearPendingMark<Spec extends ManagedSpecFields, Refs, Status ext
   }
 }
 
+/**
+ * Step 1: the finalizer with the mark (or with the id known beforehand), before anything can
+ * exist in the service; then the mark's status half.
+ */
+async function markCreatePending<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
+  run: AnyRun<Spec, Refs, Status>,
+  knownId: string | undefined,
+): Promise<void> {
+  const markedAt = knownId ? undefined : rfc3339(run.now);
+  const mark = [
+    ...finalizerPatch(run.obj),
+    ...annotationPatch(run.obj, {
+      [ANNOTATION_CREATE_PENDING]: markedAt ?? null,
+      [ANNOTATION_EXTERNAL_ID]: knownId ?? null,
+    }),
+  ];
+  const what = knownId ? 'record external id' : 'mark create pending';
+  run.obj = await patchGuarded(run.settings.patcher, run.obj, mark, what);
+  if (markedAt) run.obj = await markInStatus(run.settings.patcher, run.obj, markedAt);
+}
+
 /** Steps 1-3 above. `previousId` is an id whose object was found missing (re-creation). */
 export async function createExternal<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
   run: AnyRun<Spec, Refs, Status>,
@@ -157,21 +191,7 @@ export async function createExternal<Spec extends ManagedSpecFields, Refs, Statu
 ): Promise<ExternalState<Status>> {
   run.step = 'create';
   const knownId = client.idBeforeCreate?.(view(run), context);
-  // The finalizer goes on with the mark (or the id known beforehand), before anything can exist
-  // in the service.
-  const mark = [
-    ...finalizerPatch(run.obj),
-    ...annotationPatch(run.obj, {
-      [ANNOTATION_CREATE_PENDING]: knownId ? null : rfc3339(run.now),
-      [ANNOTATION_EXTERNAL_ID]: knownId ?? null,
-    }),
-  ];
-  run.obj = await patchGuarded(
-    run.settings.patcher,
-    run.obj,
-    mark,
-    knownId ? 'record external id' : 'mark create pending',
-  );
+  await markCreatePending(run, knownId);
   let creation;
   try {
     creation = await client.create(view(run), { ...context, externalId: knownId });
@@ -197,9 +217,9 @@ export async function createExternal<Spec extends ManagedSpecFields, Refs, Statu
 }
 
 /**
- * A create was interrupted (mark set, no id). Returns the adopted id, or undefined when no match
- * was created after the mark (the caller observes, then creates or refuses a foreign object).
- * Undecidable cases throw `TerminalError` (`CreateIncomplete`).
+ * A create was interrupted (the operator's mark set, no id). Returns the adopted id, or
+ * undefined when no match was created after the mark (the caller observes, then creates or
+ * refuses a foreign object). Undecidable cases throw `TerminalError` (`CreateIncomplete`).
  */
 export async function recoverInterruptedCreate<
   Spec extends ManagedSpecFields,

@@ -13,12 +13,12 @@ import type { EventInput } from '../runtime/events.ts';
 import { removeFinalizer } from '../runtime/finalizers.ts';
 import {
   ANNOTATION_ABANDON,
-  ANNOTATION_CREATE_PENDING,
   ANNOTATION_EXTERNAL_ID,
   getAnnotation,
   hasFinalizer,
   isAnnotationTrue,
 } from '../runtime/object-meta.ts';
+import { createMarkOf } from './create-mark.ts';
 import type { AdapterStatus, ExternalClient, ExternalContext, ManagedSpecFields } from './external-client.ts';
 import { assertMayWrite, isNotOurs, recoveryMatch } from './ownership.ts';
 import { view, type Run } from './run.ts';
@@ -136,7 +136,8 @@ export async function deleteExternal<Spec extends ManagedSpecFields, Refs, Statu
   if (!hasFinalizer(run.obj)) return;
   const id = getAnnotation(run.obj, ANNOTATION_EXTERNAL_ID);
   if (await releaseWithoutDeleting(run, id)) return;
-  if (!id && !getAnnotation(run.obj, ANNOTATION_CREATE_PENDING)) return release(run);
+  // Without an id, only the operator's own mark (create-mark.ts) says something may exist.
+  if (!id && !createMarkOf(run.obj)) return release(run);
   if (specError)
     throw new TerminalError(INVALID_SPEC, `${specError.message}; to delete, fix the spec ${abandonHint}`);
   run.ready = {

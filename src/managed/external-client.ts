@@ -42,6 +42,11 @@ export interface ManagedStatus {
    * operator right after the create; an object it created stays its to manage (`ownership.ts`).
    */
   createdId?: string;
+  /**
+   * The operator's half of the create-pending mark (RFC 3339), set just before a create and
+   * cleared once the id is recorded; trusted only beside the same annotation (`create-mark.ts`).
+   */
+  createPending?: string;
   observedGeneration?: number;
   conditions?: Condition[];
   /** The last `coffer.dev/reconcile-requested-at` value handled. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ns, setupManaged as setup } from '../../test/support/managed-harness.ts';
+import { ns, setupManaged as setup, type ManagedHarness } from '../../test/support/managed-harness.ts';
+import { fakeServiceError, widget } from '../../test/support/test-kind.ts';
 import {
   ANNOTATION_CREATE_PENDING,
   ANNOTATION_EXTERNAL_ID,
@@ -10,7 +11,12 @@ import { recoveryMatch } from './ownership.ts';
 
 const mark = '2026-01-01T00:00:00Z';
 const skewMs = 120_000;
-const marked = { metadata: { annotations: { [ANNOTATION_CREATE_PENDING]: mark } } };
+/** A resource with the operator's mark: the annotation and status agree. */
+const markedWith = (time: string) => ({
+  metadata: { annotations: { [ANNOTATION_CREATE_PENDING]: time } },
+  status: { createPending: time },
+});
+const marked = markedWith(mark);
 
 describe('recoveryMatch (after an interrupted create)', () => {
   it.each([
@@ -66,7 +72,7 @@ describe('recoveryMatch (after an interrupted create)', () => {
   });
 
   it('stops with CreateIncomplete when the mark holds no valid time', () => {
-    const broken = { metadata: { annotations: { [ANNOTATION_CREATE_PENDING]: 'yesterday' } } };
+    const broken = markedWith('yesterday');
     expect(() => recoveryMatch(broken, [{ id: 'a', createdAt: mark }], skewMs)).toThrow(
       expect.objectContaining({ reason: 'CreateIncomplete' }),
     );
@@ -130,7 +136,7 @@ describe('managed reconciler: no implicit adoption', () => {
   it('after an interrupted create, adopts only a match created after the mark', async () => {
     const t = setup();
     const old = t.service.insert({ name: 'alpha', size: 7, createdAt: '2025-06-01T00:00:00Z' });
-    t.create('a', { name: 'alpha' }, { [ANNOTATION_CREATE_PENDING]: mark });
+    t.createInterrupted('a', { name: 'alpha' }, mark);
     const { error } = await t.reconcile('a');
     expect(error).toMatchObject({ reason: 'AlreadyExists' });
     expect(t.condition('a', 'Synced')?.message).toContain(`id ${old}`);
@@ -139,7 +145,7 @@ describe('managed reconciler: no implicit adoption', () => {
     const t2 = setup();
     t2.service.insert({ name: 'alpha', size: 7, createdAt: '2025-06-01T00:00:00Z' });
     const mine = t2.service.insert({ name: 'alpha', size: 1, createdAt: '2026-01-01T00:00:03Z' });
-    t2.create('a', { name: 'alpha' }, { [ANNOTATION_CREATE_PENDING]: mark });
+    t2.createInterrupted('a', { name: 'alpha' }, mark);
     await t2.reconcile('a');
     expect(t2.get('a')?.metadata.annotations).toEqual({ [ANNOTATION_EXTERNAL_ID]: mine });
     expect(t2.condition('a', 'Ready')?.status).toBe('True');
@@ -209,8 +215,9 @@ describe('managed reconciler: protected objects', () => {
     t.create('a', { name: 'alpha', size: 3 });
     await t.reconcile('a');
     const id = t.get('a')?.status?.id ?? '';
-    // Recorded right after the id, before the end of the reconcile writes the rest of status.
-    expect(t.store.writes.slice(0, 3)).toEqual(['jsonPatch', 'mergePatch', 'status']);
+    // The mark (annotation, then status), the id, and createdId right after the id, before the
+    // end of the reconcile writes the rest of status.
+    expect(t.store.writes.slice(0, 4)).toEqual(['jsonPatch', 'status', 'mergePatch', 'status']);
     expect(t.get('a')?.status?.createdId).toBe(id);
     t.service.widgets.get(id)!.protectedBy = why;
     t.store.edit({ namespace: ns, name: 'a' }, (o) => {
@@ -244,7 +251,7 @@ describe('managed reconciler: protected objects', () => {
       createdAt: '2026-01-01T00:00:03Z',
       protectedBy: why,
     });
-    t.create('a', { name: 'alpha', size: 3 }, { [ANNOTATION_CREATE_PENDING]: mark });
+    t.createInterrupted('a', { name: 'alpha', size: 3 }, mark);
     expect((await t.reconcile('a')).error).toMatchObject({ reason: 'ProtectedObject' });
     expect(t.get('a')?.metadata.annotations?.[ANNOTATION_EXTERNAL_ID]).toBe(recovered);
     expect(t.get('a')?.status?.createdId).toBeUndefined();
@@ -258,5 +265,125 @@ describe('managed reconciler: protected objects', () => {
     t.store.delete({ namespace: ns, name: 'a' });
     await t.reconcile('a');
     expect(t.service.widgets.has(id)).toBe(false);
+  });
+});
+
+describe('managed reconciler: only the operator’s create-pending mark recovers a create', () => {
+  const forged = '2000-01-01T00:00:00Z';
+  const notOurs = `the ${ANNOTATION_CREATE_PENDING} annotation does not make it this resource's`;
+
+  it.each([
+    {
+      reason: 'an annotation alone, with an old time (a hostile manifest)',
+      arrange: (t: ManagedHarness) =>
+        t.create('a', { name: 'alpha', size: 3 }, { [ANNOTATION_CREATE_PENDING]: forged }),
+    },
+    {
+      reason: 'an annotation moved back from the operator’s mark in status',
+      arrange: (t: ManagedHarness) => {
+        t.createInterrupted('a', { name: 'alpha', size: 3 }, mark);
+        t.store.edit({ namespace: ns, name: 'a' }, (o) => {
+          o.metadata.annotations = { ...o.metadata.annotations, [ANNOTATION_CREATE_PENDING]: forged };
+        });
+      },
+    },
+  ])('$reason: AlreadyExists for a foreign match, nothing looked up or written', async ({ arrange }) => {
+    const t = setup();
+    const foreign = t.service.insert({ name: 'alpha', size: 7, createdAt: '2025-06-01T00:00:00Z' });
+    arrange(t);
+    const { error } = await t.reconcile('a');
+    expect(error).toMatchObject({ errorClass: 'terminal', reason: 'AlreadyExists' });
+    const message = t.condition('a', 'Synced')?.message ?? '';
+    expect(message).toContain(`id ${foreign}`);
+    expect(message).toContain(notOurs);
+    expect(message).toContain(`${ANNOTATION_EXTERNAL_ID}: "${foreign}"`);
+    expect(t.service.calls.filter((c) => c.startsWith('find'))).toEqual([]);
+    expect(t.service.writes()).toEqual([]);
+    expect(t.service.widgets.get(foreign)?.size).toBe(7);
+    expect(t.get('a')?.metadata.annotations?.[ANNOTATION_EXTERNAL_ID]).toBeUndefined();
+    expect(t.events.list().map((e) => e.reason)).not.toContain('AdoptedExternal');
+  });
+
+  it('a forged annotation with the finalizer set by the manifest: deletion leaves the foreign object', async () => {
+    const t = setup();
+    const foreign = t.service.insert({ name: 'alpha', size: 7 });
+    const manifest = widget(ns, 'a', { name: 'alpha' }, { [ANNOTATION_CREATE_PENDING]: forged });
+    t.store.create({ ...manifest, metadata: { ...manifest.metadata, finalizers: [FINALIZER] } });
+    t.store.delete({ namespace: ns, name: 'a' });
+    await t.reconcile('a');
+    expect(t.get('a')).toBeUndefined();
+    expect(t.service.widgets.get(foreign)?.size).toBe(7);
+    expect(t.service.calls.filter((c) => !c.startsWith('observe'))).toEqual([]);
+  });
+
+  it('an annotation alone with nothing to find (left by an operator that wrote only the annotation): creates', async () => {
+    const t = setup();
+    t.create('a', { name: 'alpha' }, { [ANNOTATION_CREATE_PENDING]: forged });
+    await t.reconcile('a');
+    expect(t.service.writes()).toEqual(['create alpha']);
+    expect(t.get('a')?.metadata.annotations).toEqual({ [ANNOTATION_EXTERNAL_ID]: 'w-1' });
+    expect(t.get('a')?.status?.createPending).toBeUndefined();
+  });
+
+  it('writes both halves before the create and clears them once the id is recorded', async () => {
+    const t = setup();
+    t.create('a', { name: 'alpha' });
+    const seen: unknown[] = [];
+    const insert = t.service.insert.bind(t.service);
+    t.service.insert = (w) => {
+      const obj = t.get('a');
+      seen.push([obj?.metadata.annotations?.[ANNOTATION_CREATE_PENDING], obj?.status?.createPending]);
+      return insert(w);
+    };
+    await t.reconcile('a');
+    expect(seen).toEqual([[mark, mark]]);
+    expect(t.get('a')?.metadata.annotations).toEqual({ [ANNOTATION_EXTERNAL_ID]: 'w-1' });
+    expect(t.get('a')?.status?.createPending).toBeUndefined();
+  });
+
+  it.each([
+    { reason: 'a create the service refused clears both halves', status: 400, kept: undefined },
+    { reason: 'a create whose answer was lost keeps both halves', status: 0, kept: mark },
+  ])('$reason', async ({ status, kept }) => {
+    const t = setup();
+    t.create('a', { name: 'alpha' });
+    t.service.failNext('create', fakeServiceError(status, 'the service says no'));
+    await t.reconcile('a');
+    expect(t.get('a')?.metadata.annotations?.[ANNOTATION_CREATE_PENDING]).toBe(kept);
+    expect(t.get('a')?.status?.createPending).toBe(kept);
+  });
+
+  it('a write between the two halves: conflict, nothing created; the next reconcile creates once', async () => {
+    const t = setup();
+    t.create('a', { name: 'alpha' });
+    const jsonPatch = t.store.jsonPatch.bind(t.store);
+    t.store.jsonPatch = async (ref, operations) => {
+      const stored = await jsonPatch(ref, operations);
+      t.store.jsonPatch = jsonPatch;
+      // Someone labels the resource right after the annotation half was written.
+      t.store.edit(ref, (o) => {
+        o.metadata.labels = { touched: 'yes' };
+      });
+      return stored;
+    };
+    expect((await t.reconcile('a')).error).toMatchObject({ errorClass: 'conflict' });
+    expect(t.service.writes()).toEqual([]);
+    expect(t.get('a')?.status?.createPending).toBeUndefined();
+    await t.reconcile('a');
+    expect(t.service.writes()).toEqual(['create alpha']);
+    expect(t.condition('a', 'Ready')?.status).toBe('True');
+  });
+
+  it('recovers its own interrupted create and clears both halves', async () => {
+    const t = setup();
+    t.service.insert({ name: 'alpha', size: 7, createdAt: '2025-06-01T00:00:00Z' });
+    const mine = t.service.insert({ name: 'alpha', size: 1, createdAt: '2026-01-01T00:00:03Z' });
+    t.createInterrupted('a', { name: 'alpha' }, mark);
+    await t.reconcile('a');
+    expect(t.get('a')?.metadata.annotations).toEqual({ [ANNOTATION_EXTERNAL_ID]: mine });
+    expect(t.get('a')?.status).toMatchObject({ id: mine });
+    expect(t.get('a')?.status?.createPending).toBeUndefined();
+    expect(t.get('a')?.status?.createdId).toBeUndefined();
+    expect(t.service.writes()).toEqual([]);
   });
 });

@@ -4,10 +4,14 @@
  * 1. **No implicit adoption.** A resource without `coffer.dev/external-id` creates its object. If
  *    the service already holds one with the same natural key, the resource stops with
  *    `AlreadyExists`, naming the object's id and the annotation that adopts it.
- * 2. **Recovery of Coffer's own interrupted create** is the one exception: with the
- *    create-pending mark set, a single match created after the mark (less the clock-skew
- *    allowance) is adopted; several, or one whose creation time the service does not report,
- *    stop with `CreateIncomplete`; matches older than the mark are someone else's (rule 1).
+ * 2. **Recovery of Coffer's own interrupted create** is the one exception: with the operator's
+ *    create-pending mark set (the `coffer.dev/create-pending` annotation and
+ *    `status.createPending` hold the same time, create-mark.ts), a single match created after
+ *    the mark (less the clock-skew allowance) is adopted; several, or one whose creation time the
+ *    service does not report, stop with `CreateIncomplete`; matches older than the mark are
+ *    someone else's (rule 1). The annotation alone is no mark: a manifest may set it, but not
+ *    status (users are not granted the status subresource), so a forged annotation meets rule 1
+ *    on create and leaves the object alone on delete.
  * 3. **Explicit adoption** (the annotation names an id the resource has not recorded in
  *    `status.id` yet) is allowed through a Connection; through a ClusterConnection only from the
  *    namespaces its `spec.adoption.allowedNamespaces` admits (checked in the connection resolver,
@@ -19,7 +23,7 @@
  *    resources that act on it through that resource (`identityRef`). "Created itself" is
  *    `status.createdId`, written by the operator only after its own create returned the id
  *    (status is never written by users); an object adopted by annotation, or recovered after an
- *    interrupted create (rule 2 trusts an annotation anyone may write), stays protected. The
+ *    interrupted create (the operator never saw that create return the id), stays protected. The
  *    check runs only when a create, update or delete is about to happen: a reconcile with nothing
  *    to write never reports a refusal, and `ObserveOnly` may always observe. Reason
  *    `ProtectedObject`. The operator records `status.createdId` one write after the id itself;
@@ -37,7 +41,6 @@ import {
   getAnnotation,
   isAnnotationTrue,
   patchGuarded,
-  type KubeObject,
 } from '../runtime/object-meta.ts';
 import type {
   AdapterStatus,
@@ -48,6 +51,7 @@ import type {
   ManagedSpecFields,
   NaturalKeyMatch,
 } from './external-client.ts';
+import { createMarkOf, hasUnconfirmedMark, type Marked } from './create-mark.ts';
 import { view, type Run } from './run.ts';
 import { isObserveOnly } from './spec.ts';
 import { commonReasons } from '../runtime/common-reasons.ts';
@@ -102,9 +106,13 @@ export async function refuseForeign<Spec extends ManagedSpecFields, Refs, Status
     ids.length === 1
       ? `an object with this resource's natural key already exists in the service (id ${first})`
       : `${ids.length} objects with this resource's natural key already exist in the service (${listIds(ids)})`;
+  const unconfirmed = hasUnconfirmedMark(run.obj)
+    ? `; the ${ANNOTATION_CREATE_PENDING} annotation does not make it this resource's (Coffer recovers ` +
+      `an interrupted create only from its own mark, which it also records in status.createPending)`
+    : '';
   throw new TerminalError(
     ALREADY_EXISTS,
-    `${which} and was not created by this resource; Coffer never takes over an object implicitly: ` +
+    `${which} and was not created by this resource${unconfirmed}; Coffer never takes over an object implicitly: ` +
       `to manage it, set the annotation ${ANNOTATION_EXTERNAL_ID}: "${first ?? ''}" ` +
       '(with managementPolicy ObserveOnly to only observe it), or change the name or slug in the spec',
   );
@@ -119,11 +127,12 @@ function timeOf(value: string | undefined): number | undefined {
 
 /**
  * Rule 2: the match to adopt after an interrupted create, undefined when none of the matches was
- * created after the mark (less `skewMs`). Throws `CreateIncomplete` when that cannot be decided:
- * several candidates, a candidate the service does not date, or a mark without a valid time.
+ * created after the operator's mark (`createMarkOf`, less `skewMs`). Throws `CreateIncomplete`
+ * when that cannot be decided: several candidates, a candidate the service does not date, or no
+ * mark with a valid time.
  */
 export function recoveryMatch(
-  obj: KubeObject,
+  obj: Marked,
   matches: readonly NaturalKeyMatch[],
   skewMs: number,
 ): string | undefined {
@@ -131,7 +140,7 @@ export function recoveryMatch(
   const hint =
     `check in the service which one this resource created, set the ${ANNOTATION_EXTERNAL_ID} annotation ` +
     `to its id and remove the ${ANNOTATION_CREATE_PENDING} annotation`;
-  const markedAt = timeOf(getAnnotation(obj, ANNOTATION_CREATE_PENDING));
+  const markedAt = timeOf(createMarkOf(obj));
   if (markedAt === undefined)
     throw new TerminalError(
       CREATE_INCOMPLETE,

@@ -202,7 +202,7 @@ describe('managed reconciler: interrupted create', () => {
   ])('$reason', async ({ existing, creates, adopted }) => {
     const t = setup();
     for (let i = 0; i < existing; i++) t.service.insert({ name: 'alpha', size: 1 });
-    t.create('a', { name: 'alpha' }, { [ANNOTATION_CREATE_PENDING]: '2026-01-01T00:00:00Z' });
+    t.createInterrupted('a', { name: 'alpha' }, '2026-01-01T00:00:00Z');
     await t.reconcile('a');
     expect(t.service.writes()).toHaveLength(creates);
     expect(t.service.widgets.size).toBe(1);
@@ -215,7 +215,7 @@ describe('managed reconciler: interrupted create', () => {
     const t = setup();
     t.service.insert({ name: 'alpha', size: 1 });
     t.service.insert({ name: 'alpha', size: 1 });
-    t.create('a', { name: 'alpha' }, { [ANNOTATION_CREATE_PENDING]: '2026-01-01T00:00:00Z' });
+    t.createInterrupted('a', { name: 'alpha' }, '2026-01-01T00:00:00Z');
     const { error } = await t.reconcile('a');
     expect(error).toMatchObject({ errorClass: 'terminal', reason: 'CreateIncomplete' });
     const message = t.condition('a', 'Synced')?.message ?? '';

@@ -20,6 +20,7 @@ import {
 } from '../runtime/object-meta.ts';
 import type { ReconcileContext } from '../runtime/reconcile.ts';
 import { patchStatusIfChanged } from '../runtime/status.ts';
+import { createMarkOf } from './create-mark.ts';
 import type { AdapterStatus, ManagedObject, ManagedSpecFields, ManagedStatus } from './external-client.ts';
 import type { Settings } from './reconciler-options.ts';
 import type { Reason } from '../runtime/reasons.ts';
@@ -111,6 +112,7 @@ export function view<Spec extends ManagedSpecFields, Refs, Status extends Adapte
 const genericStatusKeys = new Set([
   'id',
   'createdId',
+  'createPending',
   'observedGeneration',
   'conditions',
   'lastHandledReconcileAt',
@@ -156,7 +158,8 @@ export interface EndConditions {
 
 /**
  * The whole status `obj` should have after a reconcile at `now` (conditions with
- * observedGeneration, id, adapter fields, the handled reconcile request), and whether the
+ * observedGeneration, id, adapter fields, the handled reconcile request, the create-pending mark
+ * while it is still the operator's and no id came), and whether the
  * Synced condition changed. Shared by the managed and the direct reconciler.
  */
 export function desiredStatus(
@@ -180,13 +183,16 @@ export function desiredStatus(
   const syncedChanged = !sameCondition(getCondition(previous.conditions, CONDITION_SYNCED), syncedCondition);
   conditions = withKstatusConditions(setCondition(conditions, syncedCondition, now), now, generation);
   const handledAt = getAnnotation(obj, ANNOTATION_RECONCILE_REQUESTED_AT);
+  // The mark of a create whose id is not recorded stays for the next reconcile to recover; a
+  // recorded id, or an annotation removed or changed, ends it.
+  const createPending = parts.id === undefined ? createMarkOf(obj) : undefined;
   const status = composeStatus(previous, {
     ...parts,
     generation,
     conditions,
     ...(handledAt ? { handledAt } : {}),
   });
-  return { status, syncedChanged };
+  return { status: createPending ? { ...status, createPending } : status, syncedChanged };
 }
 
 const notYetReady: ConditionState = {

@@ -6,7 +6,8 @@
 import { Reasons } from '../runtime/conditions.ts';
 import { WaitingError } from '../runtime/errors.ts';
 import { ensureFinalizer } from '../runtime/finalizers.ts';
-import { ANNOTATION_CREATE_PENDING, ANNOTATION_EXTERNAL_ID, getAnnotation } from '../runtime/object-meta.ts';
+import { ANNOTATION_EXTERNAL_ID, getAnnotation } from '../runtime/object-meta.ts';
+import { createMarkOf } from './create-mark.ts';
 import { createExternal, recoverInterruptedCreate, type ExternalState } from './create.ts';
 import type {
   AdapterStatus,
@@ -158,10 +159,11 @@ export async function syncExternal<Spec extends ManagedSpecFields, Refs, Status 
   const observeOnly = isObserveOnly(run.spec);
   // The finalizer is added before this resource owns anything in the service, so deletion is
   // never missed: with the create-pending mark in one write (create.ts), or before adopting or
-  // updating an object that exists. An interrupted create's mark came with the finalizer.
+  // updating an object that exists. An interrupted create's mark came with the finalizer. Only
+  // the operator's own mark (annotation and status agree) leads to a recovery.
   const { client, context: initial } = await connect(run, false);
   let context = initial;
-  if (!context.externalId && getAnnotation(run.obj, ANNOTATION_CREATE_PENDING) && !observeOnly) {
+  if (!context.externalId && createMarkOf(run.obj) && !observeOnly) {
     const adopted = await recoverInterruptedCreate(run, client, context);
     if (adopted) context = { ...context, externalId: adopted };
   }

@@ -10,8 +10,11 @@ import {
   LABEL_MANAGED_BY,
 } from '../../src/runtime/object-meta.ts';
 import { clusterFromInjected, statusCodeOf } from '../support/kube.ts';
-import { KubeWidgets } from '../support/managed-kube.ts';
-import { widgetCrd } from '../support/test-kind.ts';
+import { KubeWidgets, type Widget } from '../support/managed-kube.ts';
+import { widget, widgetCrd, widgetResource } from '../support/test-kind.ts';
+import { markInStatus } from '../../src/managed/create-mark.ts';
+import { customObjectPatcher } from '../../src/managed/kube-objects.ts';
+import { ConflictError } from '../../src/runtime/errors.ts';
 
 let widgets: KubeWidgets;
 
@@ -90,11 +93,7 @@ describe('managed reconciler on a real API server', () => {
 
   it('recovers an interrupted create by adopting the one object with its natural key', async () => {
     const id = widgets.service.insert({ name: 'crashed-once', size: 1 });
-    await widgets.create(
-      'crash-adopt',
-      { name: 'crashed-once' },
-      { [ANNOTATION_CREATE_PENDING]: '2026-01-01T00:00:00Z' },
-    );
+    await widgets.createInterrupted('crash-adopt', { name: 'crashed-once' }, '2026-01-01T00:00:00Z');
     await widgets.settle('crash-adopt');
     const obj = await widgets.get('crash-adopt');
     expect(obj?.metadata.annotations?.[ANNOTATION_EXTERNAL_ID]).toBe(id);
@@ -109,10 +108,10 @@ describe('managed reconciler on a real API server', () => {
       size: 4,
       createdAt: '2025-06-01T00:00:00Z',
     });
-    await widgets.create(
+    await widgets.createInterrupted(
       'crash-foreign',
       { name: 'made-before', size: 1 },
-      { [ANNOTATION_CREATE_PENDING]: '2026-01-01T00:00:00Z' },
+      '2026-01-01T00:00:00Z',
     );
     const outcome = await widgets.settle('crash-foreign');
     expect(outcome.error).toMatchObject({ errorClass: 'terminal', reason: 'AlreadyExists' });
@@ -126,11 +125,7 @@ describe('managed reconciler on a real API server', () => {
   it('stops with CreateIncomplete when an interrupted create is ambiguous', async () => {
     widgets.service.insert({ name: 'crashed-twice', size: 1 });
     widgets.service.insert({ name: 'crashed-twice', size: 1 });
-    await widgets.create(
-      'crash-ambiguous',
-      { name: 'crashed-twice' },
-      { [ANNOTATION_CREATE_PENDING]: '2026-01-01T00:00:00Z' },
-    );
+    await widgets.createInterrupted('crash-ambiguous', { name: 'crashed-twice' }, '2026-01-01T00:00:00Z');
     const outcome = await widgets.settle('crash-ambiguous');
     expect(outcome.error).toMatchObject({ errorClass: 'terminal', reason: 'CreateIncomplete' });
     const synced = await widgets.condition('crash-ambiguous', 'Synced');
@@ -190,6 +185,49 @@ describe('managed reconciler on a real API server', () => {
     await widgets.settle('conflict');
     expect((await widgets.get('conflict'))?.metadata.finalizers).toEqual([FINALIZER]);
     expect(widgets.service.writes().filter((w) => w === 'create conflict-me')).toHaveLength(1);
+  });
+
+  it('refuses a manifest forging the create-pending mark, in the annotation and in status', async () => {
+    const foreign = widgets.service.insert({ name: 'someone-elses', size: 4 });
+    const manifest = widget(
+      widgets.namespace,
+      'forged',
+      { name: 'someone-elses', size: 1 },
+      {
+        [ANNOTATION_CREATE_PENDING]: '2000-01-01T00:00:00Z',
+      },
+    );
+    const { group, version, plural } = widgetResource;
+    await widgets.custom.createNamespacedCustomObject({
+      group,
+      version,
+      plural,
+      namespace: widgets.namespace,
+      body: { ...manifest, status: { createPending: '2000-01-01T00:00:00Z' } },
+    });
+    // The API server keeps status out of a create: only the status subresource writes it.
+    expect((await widgets.get('forged'))?.status?.createPending).toBeUndefined();
+    const outcome = await widgets.settle('forged');
+    expect(outcome.error).toMatchObject({ errorClass: 'terminal', reason: 'AlreadyExists' });
+    const synced = await widgets.condition('forged', 'Synced');
+    expect(synced?.message).toContain(`id ${foreign}`);
+    expect(synced?.message).toContain(
+      `${ANNOTATION_CREATE_PENDING} annotation does not make it this resource's`,
+    );
+    expect((await widgets.get('forged'))?.metadata.annotations?.[ANNOTATION_EXTERNAL_ID]).toBeUndefined();
+    expect(widgets.service.widgets.get(foreign)?.size).toBe(4);
+  });
+
+  it('guards the status half of the mark by resourceVersion: a real 409 after a concurrent write', async () => {
+    await widgets.create('mark-guard', { name: 'mark-guard' });
+    const stale = (await widgets.get('mark-guard'))!;
+    await widgets.patch('mark-guard', { metadata: { labels: { touched: 'yes' } } });
+    const patcher = customObjectPatcher<Widget>(clusterFromInjected().kubeConfig(), widgetResource);
+    const mark = '2026-01-01T00:00:00Z';
+    await expect(markInStatus(patcher, stale, mark)).rejects.toBeInstanceOf(ConflictError);
+    expect((await widgets.get('mark-guard'))?.status?.createPending).toBeUndefined();
+    const fresh = (await widgets.get('mark-guard'))!;
+    expect((await markInStatus(patcher, fresh, mark)).status?.createPending).toBe(mark);
   });
 
   it('skips a paused resource and resumes when the annotation goes', async () => {

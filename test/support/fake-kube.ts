@@ -219,10 +219,14 @@ export class FakeObjectStore<T extends KubeObject> implements ObjectReader<T>, O
     });
   }
 
+  /** Like the API server: only status changes; a `metadata.resourceVersion` in the patch guards it. */
   mergePatchStatus(ref: ObjectRef, patch: object): Promise<T> {
     return this.write(ref, 'status', (doc) => {
       const status = applyMergePatch(doc.status, (patch as { status?: unknown }).status);
-      return { ...structuredClone(doc), status };
+      const next: Doc = { ...structuredClone(doc), status };
+      const wanted = (patch as { metadata?: Meta }).metadata?.resourceVersion;
+      if (wanted !== undefined) (next.metadata as Meta).resourceVersion = wanted;
+      return next;
     });
   }
 }

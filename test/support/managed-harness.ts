@@ -7,6 +7,7 @@ import { createEventRecorder } from '../../src/runtime/events.ts';
 import type { Result } from '../../src/runtime/reconcile.ts';
 import { createSecretWriter } from '../../src/runtime/secret-writer.ts';
 import type { ManagedObject } from '../../src/managed/external-client.ts';
+import { ANNOTATION_CREATE_PENDING } from '../../src/runtime/object-meta.ts';
 import { createManagedReconciler } from '../../src/managed/reconciler.ts';
 import { FakeEvents, FakeObjectStore, FakeSecrets } from './fake-kube.ts';
 import { FakeWidgetService, widget, widgetAdapter, widgetSpecSchema } from './test-kind.ts';
@@ -52,9 +53,23 @@ export function setupManaged(options: { naturalIds?: boolean } = {}) {
   }
   const create = (name: string, spec: Record<string, unknown>, annotations?: Record<string, string>) =>
     store.create(widget(ns, name, spec, annotations));
+  /**
+   * Creates a resource as an interrupted create leaves it: the operator's create-pending mark
+   * `markedAt` in the annotation and in status (plus `annotations`).
+   */
+  const createInterrupted = (
+    name: string,
+    spec: Record<string, unknown>,
+    markedAt: string,
+    annotations: Record<string, string> = {},
+  ) =>
+    store.create({
+      ...widget(ns, name, spec, { ...annotations, [ANNOTATION_CREATE_PENDING]: markedAt }),
+      status: { createPending: markedAt },
+    });
   const get = (name: string) => store.peek({ namespace: ns, name });
   const condition = (name: string, type: string) => getCondition(get(name)?.status?.conditions, type);
-  return { store, service, secrets, events, reconcile, create, get, condition };
+  return { store, service, secrets, events, reconcile, create, createInterrupted, get, condition };
 }
 
 export type ManagedHarness = ReturnType<typeof setupManaged>;

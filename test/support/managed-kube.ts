@@ -17,6 +17,7 @@ import {
   type ObjectReader,
 } from '../../src/managed/kube-objects.ts';
 import { createManagedReconciler } from '../../src/managed/reconciler.ts';
+import { ANNOTATION_CREATE_PENDING } from '../../src/runtime/object-meta.ts';
 import { getCondition, type Condition } from '../../src/runtime/conditions.ts';
 import { ReconcileError } from '../../src/runtime/errors.ts';
 import { createEventRecorder, kubeEventsApi } from '../../src/runtime/events.ts';
@@ -91,6 +92,18 @@ export class KubeWidgets {
       namespace: this.namespace,
       body,
     })) as Widget;
+  }
+
+  /**
+   * Creates a Widget as an interrupted create leaves it: the operator's create-pending mark
+   * `markedAt` in the annotation and, through the status subresource, in `status.createPending`.
+   */
+  async createInterrupted(name: string, spec: Record<string, unknown>, markedAt: string): Promise<Widget> {
+    await this.create(name, spec, { [ANNOTATION_CREATE_PENDING]: markedAt });
+    return (await this.custom.patchNamespacedCustomObjectStatus(
+      { ...this.coordinates(name), body: { status: { createPending: markedAt } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    )) as Widget;
   }
 
   async get(name: string): Promise<Widget | undefined> {

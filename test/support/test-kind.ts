@@ -84,6 +84,7 @@ export const widgetCrd: KubernetesObject & Record<string, unknown> = {
             status: obj({
               id: str,
               createdId: str,
+              createPending: str,
               observedGeneration: int,
               lastHandledReconcileAt: str,
               size: int,

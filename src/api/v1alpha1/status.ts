@@ -73,7 +73,7 @@ export const commonStatusFields = {
 
 /**
  * Status fields of the kinds that mirror a service object (the managed reconciler): the common
- * ones and the id of the object the resource created itself.
+ * ones, the id of the object the resource created itself and the operator's create-pending mark.
  */
 export const managedStatusFields = {
   ...commonStatusFields,
@@ -83,6 +83,12 @@ export const managedStatusFields = {
     .optional()
     .describe(
       "Id of the service object this resource created itself (not adopted), recorded by the operator after the create. An identity a resource created stays that resource's to manage even when protected (a Connection authenticates as it).",
+    ),
+  createPending: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe(
+      'Set by the operator just before it creates the service object, with the same time as the coffer.dev/create-pending annotation, and cleared once the id is recorded. A create interrupted in between is recovered only when both hold the same time: the annotation alone is not trusted.',
     ),
 };
 
