@@ -7,11 +7,11 @@
 // messages). The Secrets holding them are checked to really contain them, so the sweep is
 // looking for the right strings.
 import { randomBytes } from 'node:crypto';
-import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allKinds, group, version } from '../../src/api/v1alpha1/index.ts';
+import { allKinds } from '../../src/api/v1alpha1/index.ts';
 import { startDevServer, type DevServer } from '../../src/devserver/server.ts';
 import { waitFor } from '../support/kube.ts';
+import { leaksOf, visibleRecords } from '../support/leaks.ts';
 import { startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
 
 /** Every secret value handled in this file, with where it came from (never printed). */
@@ -215,23 +215,6 @@ describe('secret hygiene', () => {
   });
 });
 
-/** Everything the operator wrote where people look: events and coffer.dev objects in the namespace. */
-async function visibleRecords(): Promise<{ events: string; objects: string }> {
-  await h.operator.flushEvents();
-  const events = await h.kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: h.namespace });
-  const objects: unknown[] = [];
-  for (const kind of allKinds) {
-    const at = { group, version, plural: kind.plural };
-    const list = (
-      kind.scope === 'Namespaced'
-        ? await h.custom.listNamespacedCustomObject({ ...at, namespace: h.namespace })
-        : await h.custom.listClusterCustomObject(at)
-    ) as { items: unknown[] };
-    objects.push(...list.items);
-  }
-  return { events: JSON.stringify(events.items), objects: JSON.stringify(objects) };
-}
-
 describe('the sweep', () => {
   it('looks for values that the Secrets really hold', async () => {
     // Compared as booleans so that a failure never prints a value.
@@ -251,7 +234,7 @@ describe('the sweep', () => {
     expect(logs.includes('retrying request')).toBe(true);
     const seen = await waitFor(
       async () => {
-        const { events } = await visibleRecords();
+        const { events } = await visibleRecords(h, allKinds);
         return events.includes('"reason":"PublishedSecret"') && events.includes('"reason":"ReconcileFailed"');
       },
       { timeoutMs: 30_000, message: 'the PublishedSecret and ReconcileFailed events' },
@@ -260,17 +243,9 @@ describe('the sweep', () => {
   });
 
   it('finds no secret value, plain or base64, in logs, events or coffer.dev objects', async () => {
-    const { events, objects } = await visibleRecords();
+    const { events, objects } = await visibleRecords(h, allKinds);
     const places = { logs: h.logs(), events, objects };
-    const forms = [...secrets].flatMap(([label, value]) => [
-      { label, form: value },
-      { label: `${label} (base64)`, form: Buffer.from(value).toString('base64') },
-    ]);
-    const leaks = forms.flatMap(({ label, form }) =>
-      Object.entries(places).flatMap(([where, text]) =>
-        text.includes(form) ? [`${label} in ${where}`] : [],
-      ),
-    );
+    const leaks = leaksOf(secrets, places);
     // Labels only: a failure names what leaked where, never the value.
     expect(leaks).toEqual([]);
   });

@@ -7,10 +7,10 @@
 // plain or base64, appears in status, events or the operator's log (debug level). A templated
 // WorkloadSecret that delivers the canaries shows they are real values the operator read.
 import { randomBytes } from 'node:crypto';
-import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { group, version, workloadSecretKind } from '../../src/api/v1alpha1/index.ts';
+import { workloadSecretKind } from '../../src/api/v1alpha1/index.ts';
 import { waitFor } from '../support/kube.ts';
+import { leaksOf, visibleRecords } from '../support/leaks.ts';
 import { HARNESS_CONNECTION, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
 
 /** Every canary value, by label (never printed). */
@@ -180,25 +180,12 @@ describe('template errors', () => {
   }, 120_000);
 });
 
-/** Events and WorkloadSecrets of the namespace, as text. */
-async function visibleRecords(): Promise<{ events: string; objects: string }> {
-  await h.operator.flushEvents();
-  const events = await h.kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace: h.namespace });
-  const objects: unknown = await h.custom.listNamespacedCustomObject({
-    group,
-    version,
-    plural: workloadSecretKind.plural,
-    namespace: h.namespace,
-  });
-  return { events: JSON.stringify(events.items), objects: JSON.stringify(objects) };
-}
-
 describe('the sweep', () => {
   it('reads the streams the errors went to', async () => {
     // Booleans, so a failure never prints the captured text.
     const seen = await waitFor(
       async () => {
-        const { events } = await visibleRecords();
+        const { events } = await visibleRecords(h, [workloadSecretKind]);
         const failures = events.split('"reason":"ReconcileFailed"').length - 1;
         return failures >= Object.keys(cases).length ? true : undefined;
       },
@@ -210,17 +197,9 @@ describe('the sweep', () => {
   });
 
   it('finds no canary, plain or base64, in status, events or the operator log', async () => {
-    const { events, objects } = await visibleRecords();
+    const { events, objects } = await visibleRecords(h, [workloadSecretKind]);
     const places = { logs: h.logs(), events, objects };
-    const forms = [...canaries].flatMap(([label, value]) => [
-      { label, form: value },
-      { label: `${label} (base64)`, form: Buffer.from(value).toString('base64') },
-    ]);
-    const leaks = forms.flatMap(({ label, form }) =>
-      Object.entries(places).flatMap(([where, text]) =>
-        text.includes(form) ? [`${label} in ${where}`] : [],
-      ),
-    );
+    const leaks = leaksOf(canaries, places);
     // Labels only: a failure names what leaked where, never the value.
     expect(leaks).toEqual([]);
   });
