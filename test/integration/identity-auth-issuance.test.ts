@@ -10,6 +10,7 @@ import { createServiceClient, staticToken } from '../../src/client/index.ts';
 import { identityAuthAdapter } from '../../src/controllers/identity-auth/adapter.ts';
 import { ANNOTATION_CREDENTIAL_ISSUE_STARTED } from '../../src/controllers/identity-auth/issuance.ts';
 import { identityController } from '../../src/controllers/identity/index.ts';
+import { STATUS_CREATE_PENDING } from '../../src/managed/create-mark.ts';
 import type { ManagedObject } from '../../src/managed/external-client.ts';
 import { customObjectPatcher, customObjectReader } from '../../src/managed/kube-objects.ts';
 import { createManagedReconciler } from '../../src/managed/reconciler.ts';
@@ -54,9 +55,16 @@ afterAll(async () => {
 
 /**
  * The IdentityAuth reconciler on the API server, with two test levers: `staleRead` (the next
- * read returns it instead of the stored object) and `failStatusWrites` (status writes fail, as
- * if the process died before recording). `writes` holds the object after each metadata write.
+ * read returns it instead of the stored object) and `failStatusWrites` (status writes after the
+ * create mark fail, as if the process died before recording). `writes` holds the object after each
+ * metadata write.
  */
+/** True for the create mark the reconciler writes to status before a create (`create-mark.ts`). */
+function isCreateMark(patch: unknown): boolean {
+  const status = (patch as { status?: Record<string, unknown> }).status ?? {};
+  return Object.keys(status).length === 1 && STATUS_CREATE_PENDING in status;
+}
+
 function steppedReconciler() {
   const resource = resourceOf(identityAuthKind);
   const direct = customObjectReader<Obj>(h.kubeConfig, resource);
@@ -74,7 +82,7 @@ function steppedReconciler() {
       return stored;
     },
     mergePatchStatus: (ref, patch) =>
-      levers.failStatusWrites
+      levers.failStatusWrites && !isCreateMark(patch)
         ? Promise.reject(new Error('status write refused by the test'))
         : patcher.mergePatchStatus(ref, patch),
   };
