@@ -7,9 +7,10 @@
  * node leaves no process, mount, network namespace, bridge, veth, iptables chain, kubepods cgroup
  * or changed sysctl behind.
  */
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeChains, nodeStateDir, touchedSysctls } from '../../src/sandbox/control-plane/node/host.ts';
@@ -56,9 +57,56 @@ async function droppedPackets(): Promise<number> {
   return Number(rule?.trim().split(/\s+/)[0]);
 }
 
+/** Asserts that no trace of the node of the control plane in `dir` is left on the machine. */
+async function expectNothingLeft(dir: string, before: MachineState): Promise<void> {
+  const processes = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        const cgroup = readFileSync(`/proc/${pid}/cgroup`, 'utf8');
+        return cmdline.includes(dir) || cgroup.includes(':/kubepods');
+      } catch {
+        return false;
+      }
+    });
+  expect(processes).toEqual([]);
+  const mounts = readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' ')[4] ?? '')
+    .filter(
+      (point) => point.startsWith(dir) || point.includes('/kubelet') || point.startsWith('/run/netns/'),
+    );
+  expect(mounts).toEqual([]);
+  expect(existsSync(dir)).toBe(false);
+  const left = (await listLinks()).filter(
+    (link) => link.ifname === 'coffer0' || link.master === 'coffer0' || link.linkinfo?.info_kind === 'veth',
+  );
+  expect(left).toEqual([]);
+  expect(netns()).toEqual(before.netns);
+  expect(nodeChains()).toEqual(before.chains);
+  expect(sysctls()).toEqual(before.sysctls);
+  expect(existsSync(join(nodeStateDir, 'state.json'))).toBe(false);
+  const cgroupRoots = [
+    '/sys/fs/cgroup',
+    ...readdirSync('/sys/fs/cgroup').map((name) => join('/sys/fs/cgroup', name)),
+  ];
+  expect(
+    cgroupRoots.filter(
+      (root) => existsSync(join(root, 'kubepods')) || existsSync(join(root, 'kubepods.slice')),
+    ),
+  ).toEqual([]);
+}
+
+interface MachineState {
+  readonly sysctls: Record<string, string>;
+  readonly chains: readonly string[];
+  readonly netns: readonly string[];
+}
+
 describe('a local node', () => {
   let plane: ControlPlane;
-  const before = { sysctls: sysctls(), chains: nodeChains(), netns: netns() };
+  const before: MachineState = { sysctls: sysctls(), chains: nodeChains(), netns: netns() };
 
   const kubectl = async (...args: string[]): Promise<{ code: number; out: string }> => {
     try {
@@ -140,43 +188,43 @@ describe('a local node', () => {
   }, 60_000);
 
   it('leaves nothing behind on the machine when stopped', async () => {
-    const dir = plane.node?.dir ?? '';
-    expect(dir).not.toBe('');
+    expect(plane.node?.dir.startsWith(plane.dir)).toBe(true);
     await plane.stop();
-
-    const processes = readdirSync('/proc')
-      .filter((name) => /^\d+$/.test(name))
-      .filter((pid) => {
-        try {
-          const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-          const cgroup = readFileSync(`/proc/${pid}/cgroup`, 'utf8');
-          return cmdline.includes(dir) || cgroup.includes(':/kubepods');
-        } catch {
-          return false;
-        }
-      });
-    expect(processes).toEqual([]);
-    const mounts = readFileSync('/proc/self/mountinfo', 'utf8')
-      .split('\n')
-      .map((line) => line.split(' ')[4] ?? '')
-      .filter(
-        (point) =>
-          point.startsWith(plane.dir) || point.includes('/kubelet') || point.startsWith('/run/netns/'),
-      );
-    expect(mounts).toEqual([]);
-    expect(existsSync(plane.dir)).toBe(false);
-    const left = (await listLinks()).filter(
-      (link) => link.ifname === 'coffer0' || link.master === 'coffer0' || link.linkinfo?.info_kind === 'veth',
-    );
-    expect(left).toEqual([]);
-    expect(netns()).toEqual(before.netns);
-    expect(nodeChains()).toEqual(before.chains);
-    expect(sysctls()).toEqual(before.sysctls);
-    expect(existsSync(join(nodeStateDir, 'state.json'))).toBe(false);
-    const cgroups = [
-      '/sys/fs/cgroup',
-      ...readdirSync('/sys/fs/cgroup').map((name) => join('/sys/fs/cgroup', name)),
-    ].filter((root) => existsSync(join(root, 'kubepods')) || existsSync(join(root, 'kubepods.slice')));
-    expect(cgroups).toEqual([]);
+    await expectNothingLeft(plane.dir, before);
   }, 60_000);
+
+  it('sweeps what a node killed with SIGKILL left, when the next node starts', async () => {
+    const child = spawn(
+      process.execPath,
+      [fileURLToPath(new URL('../support/node-child.ts', import.meta.url))],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += String(chunk)));
+    const killedDir = await waitFor(() => /^READY (\S+)$/m.exec(output)?.[1], {
+      timeoutMs: 150_000,
+      intervalMs: 250,
+      message: 'the child to run a node with a Pod',
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    // Left behind: the state file, the container's shim, the bridge.
+    expect(existsSync(join(nodeStateDir, 'state.json'))).toBe(true);
+    expect((await listLinks()).some((link) => link.ifname === 'coffer0')).toBe(true);
+
+    const lines: string[] = [];
+    const next = await startControlPlane({ node: true, log: (line) => lines.push(line) });
+    try {
+      expect(lines.join('\n')).toContain(`sweeping what a previous node (${killedDir}/node) left`);
+      expect(existsSync(join(killedDir, 'node'))).toBe(false);
+    } finally {
+      await next.stop();
+    }
+    await expectNothingLeft(next.dir, before);
+    // The killed control plane's own files (etcd data, certificates) are not the node's to sweep.
+    rmSync(killedDir, { recursive: true, force: true });
+  }, 240_000);
 });

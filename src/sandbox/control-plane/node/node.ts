@@ -144,6 +144,7 @@ export class LocalNode {
   readonly dir: string;
   readonly #host: NodeHost;
   readonly #processes: ManagedProcess[];
+  #restored = false;
 
   constructor(host: NodeHost, dir: string, processes: ManagedProcess[]) {
     this.#host = host;
@@ -152,7 +153,7 @@ export class LocalNode {
     this.#processes = processes;
   }
 
-  /** Stops kube-proxy, kube-scheduler, the kubelet and containerd, then restores the machine. */
+  /** Stops kube-proxy, kube-scheduler, the kubelet and containerd, then restores the machine. Safe to call twice. */
   async stop(): Promise<void> {
     for (const proc of [...this.#processes].reverse()) await proc.stop();
     this.#restore();
@@ -165,6 +166,8 @@ export class LocalNode {
   }
 
   #restore(): void {
+    if (this.#restored) return;
+    this.#restored = true;
     restoreHost(this.#host.state);
     this.#host.release();
   }
