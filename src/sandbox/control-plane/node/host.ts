@@ -227,17 +227,35 @@ function splitRule(rule: string): string[] {
   return [...rule.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((match) => match[1] ?? match[2] ?? '');
 }
 
-/** kubepods cgroups (v1: under every hierarchy; v2: at the root), removed deepest first. */
-function removeKubepodsCgroups(): void {
+/** The kubepods cgroups (v1: under every hierarchy; v2: at the root) that exist. */
+function kubepodsCgroups(): string[] {
   const roots = ['/sys/fs/cgroup'];
   try {
     for (const entry of readdirSync('/sys/fs/cgroup')) roots.push(join('/sys/fs/cgroup', entry));
   } catch {
-    return;
+    return [];
   }
-  for (const root of roots) {
-    for (const name of ['kubepods', 'kubepods.slice']) removeCgroupTree(join(root, name));
+  return roots
+    .flatMap((root) => ['kubepods', 'kubepods.slice'].map((name) => join(root, name)))
+    .filter(existsSync);
+}
+
+/**
+ * Fails when something else runs Kubernetes on this machine (kubepods cgroups or KUBE-/CNI-
+ * chains without a node's state file): a node here would take over what is not its own.
+ */
+export function assertNoOtherKubernetes(): void {
+  const found = [...kubepodsCgroups(), ...nodeChains()];
+  if (found.length > 0) {
+    throw new Error(
+      `cannot start a node: this machine already runs Kubernetes or a container network (found ${found.slice(0, 3).join(', ')})`,
+    );
   }
+}
+
+/** Removes the kubepods cgroups, deepest first. */
+function removeKubepodsCgroups(): void {
+  for (const cgroup of kubepodsCgroups()) removeCgroupTree(cgroup);
 }
 
 function removeCgroupTree(path: string): void {

@@ -25,6 +25,7 @@ import {
 } from './config.ts';
 import {
   acquireNodeLock,
+  assertNoOtherKubernetes,
   readLeftoverState,
   recordHostState,
   restoreHost,
@@ -82,6 +83,7 @@ export async function prepareNodeHost(dir: string, log: (line: string) => void):
       log(`[node] sweeping what a previous node (${leftover.dir}) left on this machine`);
       restoreHost(leftover);
     }
+    assertNoOtherKubernetes();
     const network = defaultNodeNetwork;
     const state = recordHostState(dir, network.bridge);
     ip('link', 'add', network.bridge, 'type', 'bridge');
