@@ -54,7 +54,8 @@ function netns(): string[] {
 async function droppedPackets(): Promise<number> {
   const { stdout } = await execFileAsync('iptables', ['-w', '-L', egressChain, '-v', '-x', '-n']);
   const rule = stdout.split('\n').find((line) => line.includes('DROP'));
-  return Number(rule?.trim().split(/\s+/)[0]);
+  if (!rule) throw new Error(`no DROP rule in ${egressChain}:\n${stdout}`);
+  return Number(rule.trim().split(/\s+/)[0]);
 }
 
 /** Asserts that no trace of the node of the control plane in `dir` is left on the machine. */
