@@ -85,6 +85,7 @@ async function expectNothingLeft(dir: string, before: MachineState): Promise<voi
   );
   expect(left).toEqual([]);
   expect(netns()).toEqual(before.netns);
+  expect(fixedHostPaths.filter((path) => existsSync(path))).toEqual(before.paths);
   expect(nodeChains()).toEqual(before.chains);
   expect(sysctls()).toEqual(before.sysctls);
   expect(existsSync(join(nodeStateDir, 'state.json'))).toBe(false);
@@ -99,7 +100,18 @@ async function expectNothingLeft(dir: string, before: MachineState): Promise<voi
   ).toEqual([]);
 }
 
+/** Host paths a kubelet or containerd uses whatever its configuration. */
+const fixedHostPaths = [
+  '/var/lib/kubelet',
+  '/var/lib/cni',
+  '/var/log/pods',
+  '/var/log/containers',
+  '/run/containerd',
+  '/run/netns',
+];
+
 interface MachineState {
+  readonly paths: readonly string[];
   readonly sysctls: Record<string, string>;
   readonly chains: readonly string[];
   readonly netns: readonly string[];
@@ -107,7 +119,12 @@ interface MachineState {
 
 describe('a local node', () => {
   let plane: ControlPlane;
-  const before: MachineState = { sysctls: sysctls(), chains: nodeChains(), netns: netns() };
+  const before: MachineState = {
+    paths: fixedHostPaths.filter((path) => existsSync(path)),
+    sysctls: sysctls(),
+    chains: nodeChains(),
+    netns: netns(),
+  };
 
   const kubectl = async (...args: string[]): Promise<{ code: number; out: string }> => {
     try {
