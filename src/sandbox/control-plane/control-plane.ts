@@ -165,10 +165,12 @@ export class ControlPlane extends KubeCluster {
 
   /** Stops every process (controller manager first, etcd last) and removes the directory. Safe to call twice. */
   async stop(): Promise<void> {
-    await this.node?.stop();
+    await this.node?.stopProcesses();
     await this.#controllerManager?.stop();
     await this.#apiServer.stop();
     await this.#etcd.stop();
+    // Only now: the API server listens on the node's address, which goes with the bridge.
+    this.node?.restoreMachine();
     rmSync(this.dir, { recursive: true, force: true });
     this.#unregister();
     this.#unregister = () => undefined;
@@ -176,10 +178,11 @@ export class ControlPlane extends KubeCluster {
 
   /** For the exit handler: kill every process and remove the directory, synchronously. */
   killNow(): void {
-    this.node?.killNow();
+    this.node?.killProcesses();
     this.#controllerManager?.killGroup();
     this.#apiServer.killGroup();
     this.#etcd.killGroup();
+    this.node?.restoreMachine();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

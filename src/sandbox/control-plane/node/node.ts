@@ -155,19 +155,36 @@ export class LocalNode {
     this.#processes = processes;
   }
 
-  /** Stops kube-proxy, kube-scheduler, the kubelet and containerd, then restores the machine. Safe to call twice. */
+  /** Stops the node's processes, then restores the machine. Safe to call twice. */
   async stop(): Promise<void> {
+    await this.stopProcesses();
+    this.restoreMachine();
+  }
+
+  /**
+   * Stops kube-proxy, kube-scheduler, the kubelet and containerd, leaving the machine as it is
+   * (the API server still listens on the node's address until {@link restoreMachine}).
+   */
+  async stopProcesses(): Promise<void> {
     for (const proc of [...this.#processes].reverse()) await proc.stop();
-    this.#restore();
   }
 
   /** For the exit handler: kills every process and restores the machine, synchronously. */
   killNow(): void {
-    for (const proc of this.#processes) proc.killGroup();
-    this.#restore();
+    this.killProcesses();
+    this.restoreMachine();
   }
 
-  #restore(): void {
+  /** Kills every process of the node, synchronously. */
+  killProcesses(): void {
+    for (const proc of this.#processes) proc.killGroup();
+  }
+
+  /**
+   * Restores the machine (see `restoreHost`: the bridge and the node's address go) and releases
+   * the machine-wide lock. Safe to call twice.
+   */
+  restoreMachine(): void {
     if (this.#restored) return;
     this.#restored = true;
     restoreHost(this.#host.state);
