@@ -12,7 +12,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { nodeChains, nodeStateDir, touchedSysctls } from '../../src/sandbox/control-plane/node/host.ts';
 import { egressChain } from '../../src/sandbox/control-plane/node/node.ts';
 import { probeImage } from '../../src/sandbox/control-plane/node/images.ts';
@@ -226,6 +226,8 @@ describe('a local node', () => {
       intervalMs: 250,
       message: 'the child to run a node with a Pod',
     });
+    // The killed control plane's own files (etcd data, certificates) are not the node's to sweep.
+    onTestFinished(() => rmSync(killedDir, { recursive: true, force: true }));
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
@@ -242,7 +244,5 @@ describe('a local node', () => {
       await next.stop();
     }
     await expectNothingLeft(next.dir, before);
-    // The killed control plane's own files (etcd data, certificates) are not the node's to sweep.
-    rmSync(killedDir, { recursive: true, force: true });
   }, 240_000);
 });
