@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver, kube-controller-manager, kubectl, etcd and helm from their Go modules
-# (through the Go module proxy) into a cache outside the repository, keyed by version:
-#   $COFFER_CACHE_DIR/bin/k8s-<v>/{kube-apiserver,kube-controller-manager,kubectl}
+# Builds kube-apiserver, kube-controller-manager, kubectl, the node's kubelet, kube-scheduler and
+# kube-proxy, etcd and helm from their Go modules (through the Go module proxy) into a cache outside
+# the repository, keyed by version:
+#   $COFFER_CACHE_DIR/bin/k8s-<v>/{kube-apiserver,kube-controller-manager,kubectl,kubelet,kube-scheduler,kube-proxy}
 #   (COFFER_CACHE_DIR defaults to ~/.cache/coffer)
 #   $COFFER_CACHE_DIR/bin/etcd-<v>/etcd
 #   $COFFER_CACHE_DIR/bin/helm-<v>/helm
@@ -11,6 +12,11 @@
 # provided that way is not built. (Envtest archives carry no kube-controller-manager, so with
 # KUBEBUILDER_ASSETS alone it is still built here.)
 # A failed build prints the Go error and exits non-zero; there is no fallback.
+#
+# A node also needs containerd, runc, the CNI plugins, iptables and conntrack from the machine's
+# package manager. Those missing are installed with apt-get (through `sudo -n` when not root), each
+# named before it is installed. Where that is not possible the run warns and goes on (the control
+# plane runs without a node); with CI=true it fails instead.
 #
 # Concurrent runs against one cache are safe: a run that has something to build holds an exclusive
 # lock (flock on $COFFER_CACHE_DIR/bin/.install.lock); a second run waits for it and then reuses
@@ -213,9 +219,10 @@ check_kubernetes_served() {
 }
 
 # Builds those of the given k8s.io/kubernetes commands (kube-apiserver, kube-controller-manager,
-# kubectl) that $k8s_dir lacks.
+# kubectl, kubelet, kube-scheduler, kube-proxy) that $k8s_dir lacks, in one `go build` (the
+# commands share most of their packages).
 build_kubernetes() {
-  local cmds=() work minor ldflags cmd
+  local cmds=() pkgs=() work minor ldflags cmd
   for cmd in "$@"; do [[ -x "$k8s_dir/$cmd" ]] || cmds+=("$cmd"); done
   [[ ${#cmds[@]} -gt 0 ]] || return 0
   need_go
@@ -233,14 +240,20 @@ build_kubernetes() {
   # non-existent modules k8s.io/kubernetes/cmd/..., which `go get <pkg>@v` would probe first.
   (cd "$work" && with_heartbeat "resolving k8s.io/kubernetes modules" go get "k8s.io/kubernetes@$KUBERNETES_VERSION")
   # The tools file imports each command's app package so that `go mod tidy` records its dependencies.
-  printf 'package tools\n\nimport (\n\t_ "k8s.io/kubernetes/cmd/kube-apiserver/app"\n\t_ "k8s.io/kubernetes/cmd/kube-controller-manager/app"\n\t_ "k8s.io/kubectl/pkg/cmd"\n)\n' >"$work/tools.go"
+  {
+    printf 'package tools\n\nimport (\n\t_ "k8s.io/kubectl/pkg/cmd"\n'
+    for cmd in kube-apiserver kube-controller-manager kubelet kube-scheduler kube-proxy; do
+      printf '\t_ "k8s.io/kubernetes/cmd/%s/app"\n' "$cmd"
+    done
+    printf ')\n'
+  } >"$work/tools.go"
   (cd "$work" && with_heartbeat "resolving k8s.io/kubernetes modules" go mod tidy)
-  for cmd in "${cmds[@]}"; do
-    log "building $cmd $KUBERNETES_VERSION (several minutes on first run; progress every ${heartbeat_seconds} s)"
-    go_build "$work" "building $cmd" -mod=mod ${jobs:+-p "$jobs"} -trimpath -ldflags "$ldflags" \
-      -o "$work/bin/$cmd" "k8s.io/kubernetes/cmd/$cmd"
-    install_binary "$work/bin/$cmd" "$k8s_dir/$cmd"
-  done
+  for cmd in "${cmds[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/$cmd"); done
+  log "building ${cmds[*]} $KUBERNETES_VERSION (several minutes on first run; progress every ${heartbeat_seconds} s)"
+  # With several packages, `-o DIR/` writes each command's binary into DIR under the command's name.
+  go_build "$work" "building ${cmds[*]}" -mod=mod ${jobs:+-p "$jobs"} -trimpath -ldflags "$ldflags" \
+    -o "$work/bin/" "${pkgs[@]}"
+  for cmd in "${cmds[@]}"; do install_binary "$work/bin/$cmd" "$k8s_dir/$cmd"; done
 }
 
 build_etcd() {
@@ -293,14 +306,82 @@ build_helm() {
   install_binary "$work/bin/helm" "$helm_dir/helm"
 }
 
+# Debian packages a node needs, each with a file it provides (checked where there is no dpkg).
+node_packages=(
+  containerd:/usr/bin/containerd
+  runc:/usr/sbin/runc
+  containernetworking-plugins:/usr/lib/cni/bridge
+  iptables:/usr/sbin/iptables
+  conntrack:/usr/sbin/conntrack
+)
+
+# Prints the node packages that are not installed, one per line (by dpkg's record, else by the
+# file each provides).
+missing_node_packages() {
+  local entry pkg file
+  for entry in "${node_packages[@]}"; do
+    pkg=${entry%%:*} file=${entry#*:}
+    if command -v dpkg-query >/dev/null 2>&1; then
+      [[ $(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null) == installed ]] || echo "$pkg"
+    else
+      [[ -e $file ]] || echo "$pkg"
+    fi
+  done
+}
+
+# Says that the node packages $2... could not be installed because of $1: with CI=true an error
+# (exit 1), else a warning.
+node_packages_failed() {
+  local reason=$1
+  shift
+  if [[ ${CI:-} == true ]]; then
+    log "error: cannot install the node packages $* ($reason)"
+    exit 1
+  fi
+  log "warning: cannot install the node packages $* ($reason); the control plane runs without a node until they are installed"
+}
+
+# Installs the missing node packages with apt-get (as root, else through `sudo -n`), naming each first.
+install_node_packages() {
+  local missing=() pkg apt=(apt-get)
+  mapfile -t missing < <(missing_node_packages)
+  if [[ ${#missing[@]} -eq 0 ]]; then
+    log "node packages: installed (${node_packages[*]%%:*})"
+    return
+  fi
+  if ! command -v apt-get >/dev/null 2>&1; then
+    node_packages_failed "no apt-get here; install them with this machine's package manager" "${missing[@]}"
+    return
+  fi
+  if [[ $(id -u) -ne 0 ]]; then
+    if ! command -v sudo >/dev/null 2>&1 || ! sudo -n true 2>/dev/null; then
+      node_packages_failed "not root and no password-less sudo" "${missing[@]}"
+      return
+    fi
+    apt=(sudo -n apt-get)
+  fi
+  for pkg in "${missing[@]}"; do log "installing node package $pkg (apt-get)"; done
+  if ! with_heartbeat "installing node packages" "${apt[@]}" update -qq ||
+    ! with_heartbeat "installing node packages" "${apt[@]}" install -y -qq --no-install-recommends \
+      -o Dpkg::Options::=--force-confold "${missing[@]}" </dev/null; then
+    node_packages_failed "apt-get failed" "${missing[@]}"
+  fi
+}
+
 # Prints one line per binary with what its --version says.
 report() {
-  local apiserver=$1 etcd=$2 kubectl=$3 controller_manager=$4
+  local apiserver=$1 etcd=$2 kubectl=$3 controller_manager=$4 cmd
   log "kube-apiserver: $("$apiserver" --version) ($apiserver)"
   log "kube-controller-manager: $("$controller_manager" --version) ($controller_manager)"
+  for cmd in kubelet kube-scheduler kube-proxy; do
+    log "$cmd: $("$k8s_dir/$cmd" --version) ($k8s_dir/$cmd)"
+  done
   log "etcd: $("$etcd" --version | head -n 1) ($etcd)"
   log "kubectl: $("$kubectl" version --client | head -n 1) ($kubectl)"
   log "helm: $("$helm_dir/helm" version --short) ($helm_dir/helm)"
+  for cmd in containerd runc; do
+    ! command -v "$cmd" >/dev/null 2>&1 || log "$cmd: $("$cmd" --version | head -n 1) ($(command -v "$cmd"))"
+  done
 }
 
 main() {
@@ -309,9 +390,10 @@ main() {
   etcd=$(provided etcd TEST_ASSET_ETCD)
   kubectl=$(provided kubectl TEST_ASSET_KUBECTL)
   kubecontrollermanager=$(provided kube-controller-manager TEST_ASSET_KUBE_CONTROLLER_MANAGER)
-  for cmd in kube-apiserver kube-controller-manager kubectl; do
-    local var=${cmd//-/} # the local variable holding the envtest path, if any
-    if [[ -n ${!var} ]]; then
+  install_node_packages
+  for cmd in kube-apiserver kube-controller-manager kubectl kubelet kube-scheduler kube-proxy; do
+    local var=${cmd//-/} # the local variable holding the envtest path, if any (none for the node's)
+    if [[ -n ${!var:-} ]]; then
       log "$cmd: using ${!var} (envtest)"
     elif [[ -x "$k8s_dir/$cmd" ]]; then
       log "$cmd $KUBERNETES_VERSION: cached in $k8s_dir"

@@ -8,7 +8,14 @@
  *   FAKE_GO_LOG              file that gets one line per call: "<pid> <args>"
  *   FAKE_GO_RESOLVE_SECONDS  how long `go get` and `go mod tidy` take (default 0)
  *   FAKE_GO_BUILD_SECONDS    how long `go build` takes (default 0); it lists three packages on
- *                            stderr, as `go build -v` does, and writes a stub binary to `-o`
+ *                            stderr, as `go build -v` does, and writes a stub binary to `-o` (with
+ *                            `-o DIR/`, one per package named on the command line, as go does)
+ *
+ * Also a stand-in Debian package manager (`dpkg-query`, `apt-get`, and `sudo` that runs its
+ * command), so that the script's node-package step changes nothing on the machine:
+ *   FAKE_APT_LOG             file that gets one line per apt-get call: "<args>"
+ *   FAKE_APT_MISSING         space-separated packages dpkg-query reports as not installed
+ *   FAKE_APT_FAIL            when set, `apt-get install` fails
  */
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,36 +33,85 @@ case "$1" in
     ;;
   get | mod) sleep "\${FAKE_GO_RESOLVE_SECONDS:-0}" ;;
   build)
-    out=
+    out= pkgs=()
     while [[ $# -gt 0 ]]; do
-      [[ $1 == -o ]] && out=$2
+      case $1 in
+        -o) out=$2; shift ;;
+        -ldflags | -p) shift ;;
+        -*) ;;
+        *) pkgs+=("$1") ;;
+      esac
       shift
     done
     printf '%s\\n' example.com/one example.com/two example.com/three >&2
     sleep "\${FAKE_GO_BUILD_SECONDS:-0}"
-    # Only the file: the output's directory is the script's to make.
-    printf '#!/bin/sh\\necho "stub %s $*"\\n' "$(basename "$out")" >"$out"
-    chmod +x "$out"
+    # Only the files: the output's directory is the script's to make.
+    outs=("$out")
+    if [[ $out == */ ]]; then
+      outs=()
+      for pkg in "\${pkgs[@]}"; do outs+=("$out$(basename "$pkg")"); done
+    fi
+    for file in "\${outs[@]}"; do
+      printf '#!/bin/sh\\necho "stub %s $*"\\n' "$(basename "$file")" >"$file"
+      chmod +x "$file"
+    done
     ;;
 esac
 `;
 
-/** Writes the fake `go` into `binDir` (created); put `binDir` first on PATH. */
-export function writeFakeGo(binDir: string): void {
-  mkdirSync(binDir, { recursive: true });
-  const path = join(binDir, 'go');
-  writeFileSync(path, fakeGoScript);
+const fakeDpkgQueryScript = `#!/usr/bin/env bash
+# dpkg-query -W -f=<format> <package>: "installed" unless the package is in FAKE_APT_MISSING.
+pkg=\${*: -1}
+for missing in \${FAKE_APT_MISSING:-}; do
+  [[ $missing == "$pkg" ]] && { echo "dpkg-query: no packages found matching $pkg" >&2; exit 1; }
+done
+printf installed
+`;
+
+const fakeAptGetScript = `#!/usr/bin/env bash
+echo "$*" >>"\${FAKE_APT_LOG:-/dev/null}"
+[[ $1 == install && -n \${FAKE_APT_FAIL:-} ]] && { echo "E: Unable to locate package" >&2; exit 100; }
+exit 0
+`;
+
+const fakeSudoScript = `#!/usr/bin/env bash
+while [[ $1 == -* ]]; do shift; done
+exec "$@"
+`;
+
+function writeExecutable(path: string, text: string): void {
+  writeFileSync(path, text);
   chmodSync(path, 0o755);
 }
 
 /**
- * Fills `cacheDir` as install.sh leaves it for the Kubernetes binaries (stub executables printing
- * `stub <name>`), so a run builds only etcd and helm — with the fake go.
+ * Writes the fake `go` and the fake package manager (`dpkg-query`, `apt-get`, `sudo`) into
+ * `binDir` (created); put `binDir` first on PATH.
  */
-export function prepareKubernetesStubs(cacheDir: string): void {
+export function writeFakeGo(binDir: string): void {
+  mkdirSync(binDir, { recursive: true });
+  writeExecutable(join(binDir, 'go'), fakeGoScript);
+  writeExecutable(join(binDir, 'dpkg-query'), fakeDpkgQueryScript);
+  writeExecutable(join(binDir, 'apt-get'), fakeAptGetScript);
+  writeExecutable(join(binDir, 'sudo'), fakeSudoScript);
+}
+
+/** The commands of k8s.io/kubernetes that install.sh builds: the control plane's, then the node's. */
+export const controlPlaneCommands = ['kube-apiserver', 'kube-controller-manager', 'kubectl'] as const;
+export const nodeCommands = ['kubelet', 'kube-scheduler', 'kube-proxy'] as const;
+
+/**
+ * Fills `cacheDir` as install.sh leaves it for the Kubernetes binaries `names` (default: all of
+ * them; stub executables printing `stub <name>`), so a run builds only etcd, helm and the others —
+ * with the fake go.
+ */
+export function prepareKubernetesStubs(
+  cacheDir: string,
+  names: readonly string[] = [...controlPlaneCommands, ...nodeCommands],
+): void {
   const k8sDir = join(cacheDir, 'bin', `k8s-${readPinnedVersions().kubernetes}`);
   mkdirSync(k8sDir, { recursive: true });
-  for (const name of ['kube-apiserver', 'kube-controller-manager', 'kubectl']) {
+  for (const name of names) {
     writeFileSync(join(k8sDir, name), `#!/bin/sh\necho "stub ${name}"\n`);
     chmodSync(join(k8sDir, name), 0o755);
   }

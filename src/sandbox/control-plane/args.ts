@@ -30,6 +30,9 @@ export function apiServerArgs(
   extra: readonly string[],
 ): string[] {
   const file = (name: string): string => join(dir, name);
+  // A list flag: given twice, kube-apiserver would append (and refuse the repeated mode).
+  const authorization =
+    extra.find((flag) => flag.startsWith('--authorization-mode=')) ?? '--authorization-mode=RBAC';
   return [
     `--etcd-servers=http://127.0.0.1:${etcdPort}`,
     '--bind-address=127.0.0.1',
@@ -39,7 +42,7 @@ export function apiServerArgs(
     `--tls-cert-file=${file('serving.crt')}`,
     `--tls-private-key-file=${file('serving.key')}`,
     `--client-ca-file=${file('ca.crt')}`,
-    '--authorization-mode=RBAC',
+    authorization,
     '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
     `--service-account-key-file=${file('sa.pub')}`,
     `--service-account-signing-key-file=${file('sa.key')}`,
@@ -51,6 +54,25 @@ export function apiServerArgs(
     '--endpoint-reconciler-type=none',
     '--allow-privileged=true',
     '--profiling=false',
-    ...extra,
+    ...extra.filter((flag) => flag !== authorization),
+  ];
+}
+
+/**
+ * kube-apiserver flags for a control plane with a node (appended after {@link apiServerArgs}'
+ * own, so they win): listening on the node's address `nodeIp`, where Pods reach it through the
+ * `kubernetes` Service (whose endpoints it then keeps); Node authorization and NodeRestriction for
+ * the kubelet's node credential; the admin's client certificate for logs and exec on the kubelet.
+ */
+export function nodeApiServerArgs(dir: string, nodeIp: string): string[] {
+  return [
+    `--bind-address=${nodeIp}`,
+    `--advertise-address=${nodeIp}`,
+    '--endpoint-reconciler-type=lease',
+    '--authorization-mode=Node,RBAC',
+    '--enable-admission-plugins=NodeRestriction',
+    `--kubelet-client-certificate=${join(dir, 'kubelet-client.crt')}`,
+    `--kubelet-client-key=${join(dir, 'kubelet-client.key')}`,
+    '--kubelet-preferred-address-types=InternalIP',
   ];
 }

@@ -1,6 +1,6 @@
 /**
  * Locates the control-plane binaries (kube-apiserver, etcd, kube-controller-manager, kubectl,
- * helm) and reports the
+ * helm, and the node's kubelet, kube-scheduler and kube-proxy) and reports the
  * versions they really are. Envtest conventions come first, then the cache that
  * `scripts/control-plane/install.sh` fills (keyed by the versions in `versions.env`).
  */
@@ -26,8 +26,9 @@ export interface PinnedVersions {
 }
 
 /**
- * Absolute paths of the binaries; kube-controller-manager, kubectl and helm are absent when
- * neither env nor cache has them (only kube-apiserver and etcd are always required).
+ * Absolute paths of the binaries; all but kube-apiserver and etcd are absent when neither env nor
+ * cache has them (only kube-apiserver and etcd are always required). The node's binaries come
+ * from the cache only (envtest has none).
  */
 export interface ControlPlaneBinaries {
   readonly kubeApiserver: string;
@@ -35,6 +36,9 @@ export interface ControlPlaneBinaries {
   readonly kubeControllerManager: string | undefined;
   readonly kubectl: string | undefined;
   readonly helm: string | undefined;
+  readonly kubelet: string | undefined;
+  readonly kubeScheduler: string | undefined;
+  readonly kubeProxy: string | undefined;
 }
 
 /** Reads versions.env (KEY=VALUE lines, `#` comments), the single source of the pinned versions. */
@@ -119,7 +123,17 @@ export function locateBinaries(env: NodeJS.ProcessEnv = process.env): ControlPla
         `(looked at TEST_ASSET_*, KUBEBUILDER_ASSETS and ${bin}); ${installHint}`,
     );
   }
-  return { kubeApiserver, etcd, kubeControllerManager, kubectl, helm };
+  const node = (name: string): string | undefined => pick(name, undefined, [join(k8sDir, name)]);
+  return {
+    kubeApiserver,
+    etcd,
+    kubeControllerManager,
+    kubectl,
+    helm,
+    kubelet: node('kubelet'),
+    kubeScheduler: node('kube-scheduler'),
+    kubeProxy: node('kube-proxy'),
+  };
 }
 
 /**

@@ -87,14 +87,23 @@ async function issue(ca: PemPair, options: LeafOptions): Promise<PemPair> {
   return { certPem: cert.toString('pem'), keyPem: await keyPem(keys.privateKey) };
 }
 
-/** A TLS serving certificate for `localhost` and `127.0.0.1`, signed by `ca`. */
-export function issueServingCertificate(ca: PemPair): Promise<PemPair> {
+/**
+ * A TLS serving certificate for `localhost` and `127.0.0.1`, plus `extraIps` and `extraNames`,
+ * signed by `ca`.
+ */
+export function issueServingCertificate(
+  ca: PemPair,
+  extraIps: readonly string[] = [],
+  extraNames: readonly string[] = [],
+): Promise<PemPair> {
   return issue(ca, {
     subject: [{ CN: ['kube-apiserver'] }],
     usage: x509.ExtendedKeyUsage.serverAuth,
     altNames: [
       { type: 'dns', value: 'localhost' },
+      ...extraNames.map((value) => ({ type: 'dns' as const, value })),
       { type: 'ip', value: '127.0.0.1' },
+      ...extraIps.map((value) => ({ type: 'ip' as const, value })),
     ],
   });
 }

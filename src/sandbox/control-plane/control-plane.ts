@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import {
   binaryVersion,
   locateBinaries,
+  MissingBinariesError,
+  readPinnedVersions,
   requireControllerManager,
   type ControlPlaneBinaries,
 } from './binaries.ts';
@@ -23,11 +25,19 @@ import {
   type ServiceAccountKey,
 } from './certs.ts';
 import { KubeCluster, type ControlPlaneInfo } from './cluster.ts';
-import { startControllerManager } from './controller-manager.ts';
+import { defaultControllers, startControllerManager } from './controller-manager.ts';
 import { writeKubeconfig, writeSecretFile } from './kubeconfig.ts';
 import { freePort, ManagedProcess, onProcessExit } from './process.ts';
 import { probeHttp, probeHttps, waitUntilReady } from './readiness.ts';
-import { apiServerArgs, etcdArgs } from './args.ts';
+import { apiServerArgs, etcdArgs, nodeApiServerArgs } from './args.ts';
+import { restoreHost } from './node/host.ts';
+import {
+  prepareNodeHost,
+  startNode,
+  type LocalNode,
+  type NodeControlPlane,
+  type NodeHost,
+} from './node/node.ts';
 
 /** Options of {@link startControlPlane}. */
 export interface ControlPlaneOptions {
@@ -51,6 +61,13 @@ export interface ControlPlaneOptions {
   readonly controllers?: readonly string[];
   /** With `controllerManager`: extra kube-controller-manager flags, appended last. */
   readonly controllerManagerArgs?: readonly string[];
+  /**
+   * Also start a node (default false; see node/node.ts): containerd, kubelet, kube-scheduler and
+   * kube-proxy. Needs root, the node's binaries and packages, and no other node on the machine.
+   * The API server then listens on the node's address, where Pods reach it; kube-controller-manager
+   * runs (with the node lifecycle controller among the default controllers).
+   */
+  readonly node?: boolean;
 }
 
 const adminUser = 'coffer-admin';
@@ -62,10 +79,19 @@ interface Pki {
   readonly serviceAccountKey: ServiceAccountKey;
 }
 
-async function createPki(): Promise<Pki> {
+/** Addresses and names of the `kubernetes` Service in the API server's serving certificate (node only). */
+const serviceNames = [
+  'kubernetes',
+  'kubernetes.default',
+  'kubernetes.default.svc',
+  'kubernetes.default.svc.cluster.local',
+];
+const serviceIp = '10.0.0.1';
+
+async function createPki(nodeIp?: string): Promise<Pki> {
   const ca = await createCertificateAuthority('coffer-local-ca');
   const [serving, admin] = await Promise.all([
-    issueServingCertificate(ca),
+    nodeIp ? issueServingCertificate(ca, [nodeIp, serviceIp], serviceNames) : issueServingCertificate(ca),
     issueClientCertificate(ca, adminUser, ['system:masters']),
   ]);
   return { ca, serving, admin, serviceAccountKey: createServiceAccountKey() };
@@ -88,6 +114,8 @@ export class ControlPlane extends KubeCluster {
   readonly #etcd: ManagedProcess;
   #apiServer: ManagedProcess;
   readonly #controllerManager: ManagedProcess | undefined;
+  /** The node, when started with `node: true`. */
+  readonly node: LocalNode | undefined;
   readonly #apiServerArgs: readonly string[];
   readonly #pki: Pki;
   #unregister: () => void;
@@ -100,6 +128,7 @@ export class ControlPlane extends KubeCluster {
     etcd: ManagedProcess;
     apiServer: ManagedProcess;
     controllerManager?: ManagedProcess;
+    node?: LocalNode;
     apiServerArgs: readonly string[];
     pki: Pki;
     fieldManager?: string;
@@ -110,6 +139,7 @@ export class ControlPlane extends KubeCluster {
     this.#etcd = init.etcd;
     this.#apiServer = init.apiServer;
     this.#controllerManager = init.controllerManager;
+    this.node = init.node;
     this.#apiServerArgs = init.apiServerArgs;
     this.#pki = init.pki;
     // Registered here, not per process, so an API server started by restartApiServer() is covered.
@@ -135,9 +165,12 @@ export class ControlPlane extends KubeCluster {
 
   /** Stops every process (controller manager first, etcd last) and removes the directory. Safe to call twice. */
   async stop(): Promise<void> {
+    await this.node?.stopProcesses();
     await this.#controllerManager?.stop();
     await this.#apiServer.stop();
     await this.#etcd.stop();
+    // Only now: the API server listens on the node's address, which goes with the bridge.
+    this.node?.restoreMachine();
     rmSync(this.dir, { recursive: true, force: true });
     this.#unregister();
     this.#unregister = () => undefined;
@@ -145,9 +178,11 @@ export class ControlPlane extends KubeCluster {
 
   /** For the exit handler: kill every process and remove the directory, synchronously. */
   killNow(): void {
+    this.node?.killProcesses();
     this.#controllerManager?.killGroup();
     this.#apiServer.killGroup();
     this.#etcd.killGroup();
+    this.node?.restoreMachine();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
@@ -160,6 +195,49 @@ function startApiServerProcess(
   return new ManagedProcess('kube-apiserver', binaries.kubeApiserver, args, join(dir, 'kube-apiserver.log'));
 }
 
+/** The binaries `options` need; throws a {@link MissingBinariesError} when one is missing. */
+function requiredBinaries(options: ControlPlaneOptions): {
+  binaries: ControlPlaneBinaries;
+  managerBinary: string | undefined;
+  nodeBinaries: NodeControlPlane['binaries'] | undefined;
+} {
+  const binaries = locateBinaries(options.env);
+  const needsManager = options.controllerManager === true || options.node === true;
+  return {
+    binaries,
+    managerBinary: needsManager ? requireControllerManager(binaries, options.env) : undefined,
+    nodeBinaries: options.node ? requireNodeBinaries(binaries) : undefined,
+  };
+}
+
+function controlPlaneInfo(
+  plane: { dir: string; server: string; etcdPort: number },
+  [kubeApiserver, etcd, kubeControllerManager]: [string, string, string | undefined],
+): ControlPlaneInfo {
+  const { dir, server, etcdPort } = plane;
+  return {
+    server,
+    kubeconfigPath: join(dir, 'kubeconfig.yaml'),
+    caCertPath: join(dir, 'ca.crt'),
+    caKeyPath: join(dir, 'ca.key'),
+    etcdServer: `http://127.0.0.1:${etcdPort}`,
+    versions: { kubeApiserver, etcd, ...(kubeControllerManager ? { kubeControllerManager } : {}) },
+  };
+}
+
+/** The node's binaries from `binaries`; throws a {@link MissingBinariesError} naming those missing. */
+function requireNodeBinaries(binaries: ControlPlaneBinaries): {
+  kubelet: string;
+  kubeScheduler: string;
+  kubeProxy: string;
+} {
+  const { kubelet, kubeScheduler, kubeProxy } = binaries;
+  if (kubelet && kubeScheduler && kubeProxy) return { kubelet, kubeScheduler, kubeProxy };
+  throw new MissingBinariesError(
+    'cannot start a node: kubelet, kube-scheduler or kube-proxy not found; run `npm run control-plane:install` (it builds them)',
+  );
+}
+
 function writePki(dir: string, pki: Pki): void {
   mkdirSync(join(dir, 'apiserver-certs'));
   writeFileSync(join(dir, 'ca.crt'), pki.ca.certPem);
@@ -168,6 +246,9 @@ function writePki(dir: string, pki: Pki): void {
   writeSecretFile(join(dir, 'serving.key'), pki.serving.keyPem);
   writeSecretFile(join(dir, 'sa.key'), pki.serviceAccountKey.privateKeyPem);
   writeFileSync(join(dir, 'sa.pub'), pki.serviceAccountKey.publicKeyPem);
+  // The API server's identity towards a node's kubelet (logs, exec): the admin's.
+  writeFileSync(join(dir, 'kubelet-client.crt'), pki.admin.certPem);
+  writeSecretFile(join(dir, 'kubelet-client.key'), pki.admin.keyPem);
 }
 
 /** Starts kube-controller-manager against the running API server (see controller-manager.ts). */
@@ -186,6 +267,10 @@ function startKubeControllerManager(
     rootCaPath: join(dir, 'ca.crt'),
     serviceAccountKeyPath: join(dir, 'sa.key'),
     ...(options.controllers ? { controllers: options.controllers } : {}),
+    // The node lifecycle controller lifts the not-ready taint a kubelet registers its node with.
+    ...(!options.controllers && options.node
+      ? { controllers: [...defaultControllers, 'node-lifecycle-controller'] }
+      : {}),
     ...(options.controllerManagerArgs ? { extraArgs: options.controllerManagerArgs } : {}),
   });
 }
@@ -207,24 +292,18 @@ function readyLine(info: ControlPlaneInfo, startedAt: number): string {
  */
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const startedAt = Date.now();
-  const binaries = locateBinaries(options.env);
-  const managerBinary = options.controllerManager
-    ? requireControllerManager(binaries, options.env)
-    : undefined;
-  const dir = mkdtempSync(join(tmpdir(), options.dirPrefix ?? 'coffer-control-plane-'));
-  const processes: ManagedProcess[] = [];
-  const killAll = (): void => {
-    for (const proc of processes) proc.killGroup();
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const unregister = onProcessExit(killAll);
+  const { binaries, managerBinary, nodeBinaries } = requiredBinaries(options);
+  const launched = new Launched(options.dirPrefix);
+  const { dir, processes } = launched;
+  const unregister = onProcessExit(() => launched.killAll());
   try {
+    const nodeIp = nodeBinaries ? await launched.prepareNode(options.log) : undefined;
     const [kubeApiserverVersion, etcdVersion, managerVersion, pki, etcdPort, peerPort, port] =
       await Promise.all([
         binaryVersion(binaries.kubeApiserver),
         binaryVersion(binaries.etcd),
         managerBinary ? binaryVersion(managerBinary) : undefined,
-        createPki(),
+        createPki(nodeIp),
         freePort(),
         freePort(),
         freePort(),
@@ -240,31 +319,27 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     processes.push(etcd);
     await waitUntilReady(etcd, () => probeHttp(`http://127.0.0.1:${etcdPort}/health`));
 
-    const args = apiServerArgs(dir, etcdPort, port, options.apiServerArgs ?? []);
-    const apiServer = startApiServerProcess(binaries, args, dir);
-    processes.push(apiServer);
-    const server = `https://127.0.0.1:${port}`;
-    await waitUntilReady(apiServer, () => apiServerReady(server, pki));
+    const { apiServer, args, server } = await launched.startApiServer(binaries, {
+      etcdPort,
+      port,
+      nodeIp,
+      pki,
+      extraArgs: options.apiServerArgs ?? [],
+    });
 
     const controllerManager = managerBinary
       ? await startKubeControllerManager(managerBinary, { dir, server, pki }, options)
       : undefined;
     if (controllerManager) processes.push(controllerManager);
+    const node = nodeBinaries ? await launched.startNode(nodeBinaries, { server, pki }) : undefined;
 
     const kubeconfigPath = join(dir, 'kubeconfig.yaml');
     writeKubeconfig(kubeconfigPath, server, pki.ca.certPem, { user: adminUser, client: pki.admin });
-    const info: ControlPlaneInfo = {
-      server,
-      kubeconfigPath,
-      caCertPath: join(dir, 'ca.crt'),
-      caKeyPath: join(dir, 'ca.key'),
-      etcdServer: `http://127.0.0.1:${etcdPort}`,
-      versions: {
-        kubeApiserver: kubeApiserverVersion,
-        etcd: etcdVersion,
-        ...(managerVersion ? { kubeControllerManager: managerVersion } : {}),
-      },
-    };
+    const info = controlPlaneInfo({ dir, server, etcdPort }, [
+      kubeApiserverVersion,
+      etcdVersion,
+      managerVersion,
+    ]);
     (options.log ?? (() => undefined))(readyLine(info, startedAt));
     const plane = new ControlPlane({
       info,
@@ -273,6 +348,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       etcd,
       apiServer,
       ...(controllerManager ? { controllerManager } : {}),
+      ...(node ? { node } : {}),
       apiServerArgs: args,
       pki,
       fieldManager: options.fieldManager,
@@ -280,8 +356,78 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     unregister();
     return plane;
   } catch (error) {
-    killAll();
+    launched.killAll();
     unregister();
     throw error;
+  }
+}
+
+/** What {@link startControlPlane} has launched so far: undone on failure and on exit before it returns. */
+class Launched {
+  readonly dir: string;
+  readonly processes: ManagedProcess[] = [];
+  nodeHost: NodeHost | undefined;
+  node: LocalNode | undefined;
+
+  /** Creates the temporary directory, named `<prefix>XXXXXX` (default prefix `coffer-control-plane-`). */
+  constructor(prefix = 'coffer-control-plane-') {
+    this.dir = mkdtempSync(join(tmpdir(), prefix));
+  }
+
+  /**
+   * Starts kube-apiserver on `port` (on the node's address `nodeIp` when there is a node, else on
+   * loopback) and waits until it is ready.
+   */
+  async startApiServer(
+    binaries: ControlPlaneBinaries,
+    plane: {
+      etcdPort: number;
+      port: number;
+      nodeIp: string | undefined;
+      pki: Pki;
+      extraArgs: readonly string[];
+    },
+  ): Promise<{ apiServer: ManagedProcess; args: string[]; server: string }> {
+    const { etcdPort, port, nodeIp, pki } = plane;
+    const nodeArgs = nodeIp ? nodeApiServerArgs(this.dir, nodeIp) : [];
+    const args = apiServerArgs(this.dir, etcdPort, port, [...nodeArgs, ...plane.extraArgs]);
+    const apiServer = startApiServerProcess(binaries, args, this.dir);
+    this.processes.push(apiServer);
+    const server = `https://${nodeIp ?? '127.0.0.1'}:${port}`;
+    await waitUntilReady(apiServer, () => apiServerReady(server, pki));
+    return { apiServer, args, server };
+  }
+
+  /** Prepares the machine for a node (see `prepareNodeHost`); resolves to the node's address. */
+  async prepareNode(log: ((line: string) => void) | undefined): Promise<string> {
+    this.nodeHost = await prepareNodeHost(join(this.dir, 'node'), log ?? (() => undefined));
+    return this.nodeHost.network.nodeIp;
+  }
+
+  /** Starts the node on the prepared machine against the API server at `server`. */
+  async startNode(
+    binaries: NodeControlPlane['binaries'],
+    plane: { server: string; pki: Pki },
+  ): Promise<LocalNode> {
+    if (!this.nodeHost) throw new Error('cannot start a node: the machine was not prepared');
+    this.node = await startNode(this.nodeHost, {
+      server: plane.server,
+      ca: plane.pki.ca,
+      caPath: join(this.dir, 'ca.crt'),
+      kubernetesVersion: readPinnedVersions().kubernetes,
+      binaries,
+    });
+    return this.node;
+  }
+
+  /** Kills every process, restores the machine after a node, and removes the directory. */
+  killAll(): void {
+    this.node?.killNow();
+    for (const proc of this.processes) proc.killGroup();
+    if (this.nodeHost && !this.node) {
+      restoreHost(this.nodeHost.state);
+      this.nodeHost.release();
+    }
+    rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -8,12 +8,18 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 // The guard runs the command in the background and TERMs it as soon as the parent's end of the
-// stdin pipe closes: on stop(), and also when the parent is SIGKILLed. Its exit status is the command's.
+// stdin pipe closes: on stop(), and also when the parent is SIGKILLed. A command still running
+// 10 s later is KILLed (a kube-apiserver whose etcd is gone may never finish its shutdown).
+// When the command has exited, so does the watcher. The guard's exit status is the command's.
 const guardScript = [
   'exec 3<&0',
   '"$@" </dev/null & child=$!',
-  '( cat <&3 >/dev/null; kill -TERM "$child" 2>/dev/null ) &',
-  'wait "$child"',
+  '( cat <&3 >/dev/null; kill -TERM "$child" 2>/dev/null',
+  '  i=0; while kill -0 "$child" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done',
+  '  kill -KILL "$child" 2>/dev/null ) & watcher=$!',
+  'wait "$child"; status=$?',
+  'kill "$watcher" 2>/dev/null',
+  'exit "$status"',
 ].join('\n');
 
 const cleanups = new Set<() => void>();
