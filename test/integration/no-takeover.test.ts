@@ -11,13 +11,7 @@ import { identityController } from '../../src/controllers/identity/index.ts';
 import { projectRoleController } from '../../src/controllers/project-role/index.ts';
 import { projectTemplateController } from '../../src/controllers/project-template/index.ts';
 import { projectController } from '../../src/controllers/project/index.ts';
-import {
-  ANNOTATION_CREATE_PENDING,
-  ANNOTATION_EXTERNAL_ID,
-  ANNOTATION_MANAGE_PROTECTED,
-  ANNOTATION_PAUSED,
-  FINALIZER,
-} from '../../src/runtime/object-meta.ts';
+import { ANNOTATION_EXTERNAL_ID, ANNOTATION_MANAGE_PROTECTED } from '../../src/runtime/object-meta.ts';
 import {
   HARNESS_CONNECTION,
   HARNESS_TOKEN_SECRET,
@@ -228,63 +222,6 @@ describe('no implicit adoption', () => {
       id: attached.id,
       accessTokenTTL: 60,
     });
-  });
-});
-
-describe('a forged create-pending mark', () => {
-  // A manifest may set the annotation Coffer uses to recover its own interrupted create; only the
-  // operator's status half makes it a mark, so the forgery meets the no-adoption rule.
-  const forged = { [ANNOTATION_CREATE_PENDING]: '2000-01-01T00:00:00Z' };
-
-  it('does not make a Project take over a project made outside Coffer', async () => {
-    const victim = await h.service.projects.create({
-      projectName: 'Made elsewhere',
-      slug: slug('forged'),
-      shouldCreateDefaultEnvs: false,
-    });
-    await h.create(
-      'Project',
-      'forged',
-      { connectionRef, name: 'Renamed by a manifest', slug: slug('forged'), deletionPolicy: 'Delete' },
-      { annotations: forged },
-    );
-    const obj = await refused('Project', 'forged', 'AlreadyExists');
-    expect(message(obj, 'Synced')).toContain(`${ANNOTATION_EXTERNAL_ID}: "${victim.id}"`);
-    expect(message(obj, 'Synced')).toContain(`${ANNOTATION_CREATE_PENDING} annotation does not make it`);
-    expect(obj.metadata.annotations?.[ANNOTATION_EXTERNAL_ID]).toBeUndefined();
-    await deleteResource('Project', 'forged');
-    expect((await h.service.projects.get(victim.id)).name).toBe('Made elsewhere');
-  });
-
-  it('does not make a deleted Identity delete an identity made outside Coffer', async () => {
-    const victim = await h.service.identities.create({
-      name: slug('forged-bot'),
-      organizationId: h.admin.organizationId,
-    });
-    // The manifest brings Coffer's finalizer itself and stays paused until it is deleted, so the
-    // first thing the operator does with it is the deletion.
-    const { group, version, plural } = { group: 'coffer.dev', version: 'v1alpha1', plural: 'identities' };
-    await h.custom.createNamespacedCustomObject({
-      group,
-      version,
-      plural,
-      namespace: h.namespace,
-      body: {
-        apiVersion: `${group}/${version}`,
-        kind: 'Identity',
-        metadata: {
-          name: 'forged-bot',
-          finalizers: [FINALIZER],
-          annotations: { ...forged, [ANNOTATION_PAUSED]: 'true' },
-        },
-        spec: { connectionRef, name: slug('forged-bot'), deletionPolicy: 'Delete' },
-      },
-    });
-    await refused('Identity', 'forged-bot', 'Paused');
-    await h.delete('Identity', 'forged-bot');
-    await h.patch('Identity', 'forged-bot', { metadata: { annotations: { [ANNOTATION_PAUSED]: null } } });
-    await h.waitForDeletion('Identity', 'forged-bot');
-    expect((await h.service.identities.get(victim.id)).name).toBe(slug('forged-bot'));
   });
 });
 
