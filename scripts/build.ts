@@ -86,4 +86,3 @@ const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum
 console.log(
   `dist/: ${Object.keys(result.metafile.outputs).length} files, ${(bytes / 1048576).toFixed(1)} MiB`,
 );
-

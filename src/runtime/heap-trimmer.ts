@@ -130,7 +130,6 @@ export function startHeapTrimmer(options: HeapTrimmerOptions): { stop(): void } 
     }
   };
 
-
   const timer = setInterval(() => {
     if (running) return;
     running = true;
