@@ -4,8 +4,9 @@
  *
  *   cli → sandbox → operator, config → controllers → managed → client, api → runtime, src/*.ts
  *
- * `devserver` stands beside the stack: it may use the two lowest floors (runtime, client/api) and
- * only `cli`, `sandbox` and test files may import it; the operator's floors never depend on it.
+ * `devserver` stands beside the stack: it imports nothing of the operator's floors — only the
+ * shared helpers directly in `src/` (`src/*.ts`) — and only `cli`, `sandbox` and test files may
+ * import it; the operator's floors never depend on it.
  * Test files (`*.test.ts`) follow their floor's rule but may also import the devserver and
  * anything outside `src/` (test support).
  */
@@ -16,8 +17,6 @@ export interface Floor {
   readonly rank: number;
   readonly paths: readonly string[];
 }
-
-const DEVSERVER_RANK_LIMIT = 1;
 
 /** Bottom to top. `src/*.ts` files directly in `src/` are shared helpers on the lowest floor. */
 export const FLOORS: readonly Floor[] = [
@@ -48,6 +47,17 @@ export function floorOf(file: string): Floor | undefined {
   return FLOORS.find((floor) => floor.paths.some((p) => matches(file, p)));
 }
 
+/** The devserver's rule, for an import from or into it. */
+function devserverViolation(source: Floor, target: Floor, to: string, isTest: boolean): string | undefined {
+  if (isTest || source === target) return undefined;
+  if (target === DEVSERVER) {
+    if (MAY_IMPORT_DEVSERVER.has(source.name)) return undefined;
+    return `floor ${source.name} may not import the devserver (only cli, sandbox and tests may)`;
+  }
+  if (matches(to, 'src/*.ts')) return undefined;
+  return `the devserver may import only the shared helpers in src/*.ts, not floor ${target.name} (${to})`;
+}
+
 /**
  * Why `from` may not import `to` (both root-relative), or undefined when it may. A path under
  * `src/` that belongs to no floor (a new top-level folder) is refused until it is given one.
@@ -62,11 +72,7 @@ export function importViolation(from: string, to: string): string | undefined {
       return isTest ? undefined : `${from} (floor ${source.name}) imports ${to}, outside src/`;
     return `${to} belongs to no floor: add its folder to FLOORS in scripts/lint/floors.ts`;
   }
-  if (target === DEVSERVER) {
-    if (source === DEVSERVER || isTest || MAY_IMPORT_DEVSERVER.has(source.name)) return undefined;
-    return `floor ${source.name} may not import the devserver (only cli, sandbox and tests may)`;
-  }
-  const limit = source === DEVSERVER ? DEVSERVER_RANK_LIMIT : source.rank;
-  if (target.rank <= limit) return undefined;
+  if (target === DEVSERVER || source === DEVSERVER) return devserverViolation(source, target, to, isTest);
+  if (target.rank <= source.rank) return undefined;
   return `floor ${source.name} may not import floor ${target.name} above it (${to})`;
 }

@@ -8,19 +8,19 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DevApp } from './app.ts';
-import { FaultInjector, type FaultOptions } from './faults.ts';
+import { FaultInjector, type FaultOptions } from './http/faults.ts';
 import { createRequestHandler } from './http/pipeline.ts';
 import { Router } from './http/router.ts';
-import { loadSnapshot, Persister } from './persistence.ts';
-import { createRateLimit, type RateLimitOptions } from './rate-limit.ts';
+import { loadSnapshot, Persister } from './state/persistence.ts';
+import { createRateLimit, type RateLimitOptions } from './http/rate-limit.ts';
 import { adminRoutes, healthRoutes } from './routes/admin.ts';
 import { apiRoutes } from './routes/index.ts';
-import { restoreSnapshot, snapshotApp } from './snapshot.ts';
-import { DevServerStats } from './stats.ts';
+import { restoreSnapshot, snapshotApp } from './state/snapshot.ts';
+import { DevServerStats } from './http/stats.ts';
 
-export type { FaultOptions } from './faults.ts';
-export type { RateLimitOptions } from './rate-limit.ts';
-export type { StatsSnapshot } from './stats.ts';
+export type { FaultOptions } from './http/faults.ts';
+export type { RateLimitOptions } from './http/rate-limit.ts';
+export type { StatsSnapshot } from './http/stats.ts';
 
 /** Options of `startDevServer`; every field is optional. */
 export interface DevServerOptions {

@@ -26,7 +26,9 @@ const fixture: Record<string, string> = {
     "import { serve } from '../devserver/server.ts';\nexport const s = serve;\n",
   'src/managed/unplaced.ts': "import { y } from '../newfloor/y.ts';\nexport const z = y;\n",
   'src/newfloor/y.ts': 'export const y = 1;\n',
-  'src/devserver/server.ts': "import { now } from '../runtime/clock.ts';\nexport const serve = now;\n",
+  'src/devserver/server.ts': "import { pem } from '../x509.ts';\nexport const serve = pem;\n",
+  'src/devserver/uses-runtime.ts': "import { now } from '../runtime/clock.ts';\nexport const later = now;\n",
+  'src/x509.ts': 'export const pem = 1;\n',
   'src/cli/main.ts':
     "import { serve } from '../devserver/server.ts';\nimport { run } from '../managed/run.ts';\nexport const m = [serve, run];\n",
 };
@@ -79,6 +81,12 @@ describe('coffer/floors', () => {
       'coffer/floors: floor managed may not import the devserver (only cli, sandbox and tests may)',
     ]);
     expect(await lint('src/managed/uses-devserver.test.ts')).toEqual([]);
+  });
+
+  it('keeps the operator floors out of the devserver: only the shared helpers in src/*.ts', async () => {
+    expect(await lint('src/devserver/uses-runtime.ts')).toEqual([
+      'coffer/floors: the devserver may import only the shared helpers in src/*.ts, not floor runtime (src/runtime/clock.ts)',
+    ]);
   });
 
   it('refuses a folder of src/ that has no floor yet', async () => {

@@ -13,9 +13,9 @@
  */
 import { z } from 'zod';
 import type { DevApp } from '../app.ts';
-import { faultOptionsSchema, type FaultInjector } from '../faults.ts';
+import { faultOptionsSchema, type FaultInjector } from '../http/faults.ts';
 import type { RouteDef } from '../http/types.ts';
-import type { DevServerStats } from '../stats.ts';
+import type { DevServerStats } from '../http/stats.ts';
 import { seedIntegration } from './integrations.ts';
 
 export interface AdminDeps {

@@ -12,7 +12,7 @@ import { badRequest } from '../domain/errors.ts';
 import { CA_KEY_ALGORITHMS } from '../domain/pki.ts';
 import { slugSchema } from '../domain/validation.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
-import { requireProjectPermission } from '../permissions.ts';
+import { requireProjectPermission } from '../domain/permissions.ts';
 import type { CaRecord } from '../state/types.ts';
 import { actorOf, findProject } from './common.ts';
 import { addCa, findCaById } from './pki.ts';

@@ -8,7 +8,7 @@ import type { DevApp } from '../app.ts';
 import { badRequest, notFound } from '../domain/errors.ts';
 import { slugSchema } from '../domain/validation.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
-import { requireProjectPermission } from '../permissions.ts';
+import { requireProjectPermission } from '../domain/permissions.ts';
 import type { EnvironmentRecord, ProjectRecord } from '../state/types.ts';
 import { actorOf, environmentsOf, findProject } from './common.ts';
 import {

@@ -11,7 +11,7 @@ import { SubscribeBodySchema, type EventKind } from '../domain/event-hub.ts';
 import { can, assertCan } from '../domain/permission-rules.ts';
 import type { SecretChange } from '../domain/secret-model.ts';
 import { HIJACKED, type Actor, type RequestContext, type RouteDef } from '../http/types.ts';
-import { projectRules } from '../permissions.ts';
+import { projectRules } from '../domain/permissions.ts';
 import { actorOf, findProject } from './common.ts';
 
 const ACTION: Readonly<Record<EventKind, string>> = {

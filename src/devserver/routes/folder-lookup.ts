@@ -8,7 +8,7 @@ import type { DevApp } from '../app.ts';
 import { notFound } from '../domain/errors.ts';
 import type { FolderView } from '../domain/secret-model.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
-import { requireProjectPermission } from '../permissions.ts';
+import { requireProjectPermission } from '../domain/permissions.ts';
 import { actorOf, environmentsOf } from './common.ts';
 
 interface LocatedFolder {

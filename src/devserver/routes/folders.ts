@@ -12,7 +12,7 @@ import type { DevApp } from '../app.ts';
 import { notFound } from '../domain/errors.ts';
 import { importsOf } from '../domain/secret-imports.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
-import { projectRules } from '../permissions.ts';
+import { projectRules } from '../domain/permissions.ts';
 import { actorOf, findProject } from './common.ts';
 import { requirePathPermission, resolveScope, type SecretScope } from './secret-scope.ts';
 import { normalizeSecretPath } from '../domain/secret-model.ts';

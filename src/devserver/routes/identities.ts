@@ -7,7 +7,7 @@ import type { DevApp } from '../app.ts';
 import { badRequest, notFound } from '../domain/errors.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
 import { isPredefinedOrgRole } from '../domain/predefined-roles.ts';
-import { requireOrgPermission, requireSameOrg } from '../permissions.ts';
+import { requireOrgPermission, requireSameOrg } from '../domain/permissions.ts';
 import { deleteWhere } from '../state/store.ts';
 import type { IdentityRecord } from '../state/types.ts';
 import { actorOf, findIdentity } from './common.ts';

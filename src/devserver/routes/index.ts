@@ -3,13 +3,13 @@
  */
 import type { DevApp } from '../app.ts';
 import type { RouteDef } from '../http/types.ts';
-import { authMethodRoutes } from './auth/auth-methods.ts';
-import { tokenRoutes } from './auth/tokens.ts';
-import { awsLoginRoutes } from './auth/aws-login.ts';
-import { jwtLoginRoutes } from './auth/jwt-logins.ts';
-import { kubernetesLoginRoutes } from './auth/kubernetes-login.ts';
-import { tlsCertLoginRoutes } from './auth/tls-cert-login.ts';
-import { universalAuthRoutes } from './auth/universal-auth.ts';
+import { authMethodRoutes } from '../auth/routes/auth-methods.ts';
+import { tokenRoutes } from '../auth/routes/tokens.ts';
+import { awsLoginRoutes } from '../auth/routes/aws-login.ts';
+import { jwtLoginRoutes } from '../auth/routes/jwt-logins.ts';
+import { kubernetesLoginRoutes } from '../auth/routes/kubernetes-login.ts';
+import { tlsCertLoginRoutes } from '../auth/routes/tls-cert-login.ts';
+import { universalAuthRoutes } from '../auth/routes/universal-auth.ts';
 import { bootstrapRoutes } from './bootstrap.ts';
 import { certManagerCaRoutes } from './cert-manager-ca.ts';
 import { environmentRoutes } from './environments.ts';

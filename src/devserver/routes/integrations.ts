@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { DevApp } from '../app.ts';
 import { forbidden, notFound } from '../domain/errors.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
-import { requireProjectPermission } from '../permissions.ts';
+import { requireProjectPermission } from '../domain/permissions.ts';
 import type { IntegrationAuthRecord, IntegrationRecord } from '../state/types.ts';
 import { actorOf, findEnvironmentBySlug, findProject } from './common.ts';
 

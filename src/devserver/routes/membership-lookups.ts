@@ -6,7 +6,7 @@
 import type { DevApp } from '../app.ts';
 import { notFound } from '../domain/errors.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
-import { requireProjectPermission } from '../permissions.ts';
+import { requireProjectPermission } from '../domain/permissions.ts';
 import { actorOf } from './common.ts';
 import { membershipShape } from './membership-shapes.ts';
 

@@ -18,7 +18,7 @@ import {
   TemporaryRangeSchema,
 } from '../domain/validation.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
-import { findMembership, requireGrantPrivileges, requireProjectPermission } from '../permissions.ts';
+import { findMembership, requireGrantPrivileges, requireProjectPermission } from '../domain/permissions.ts';
 import type { MembershipRoleRecord, ProjectMembershipRecord, ProjectRecord } from '../state/types.ts';
 import { actorOf, findIdentity, findProject } from './common.ts';
 import { membershipShape } from './membership-shapes.ts';

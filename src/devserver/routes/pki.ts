@@ -10,7 +10,7 @@ import type { DevApp } from '../app.ts';
 import { badRequest, notFound } from '../domain/errors.ts';
 import { CA_KEY_ALGORITHMS, certificateDer, createCa, renewRootCa } from '../domain/pki.ts';
 import { HIJACKED, type RequestContext, type RouteDef } from '../http/types.ts';
-import { requireProjectPermission } from '../permissions.ts';
+import { requireProjectPermission } from '../domain/permissions.ts';
 import type { CaRecord } from '../state/types.ts';
 import { slugify } from './bootstrap.ts';
 import { actorOf, findProjectBySlug } from './common.ts';

@@ -9,7 +9,7 @@ import { badRequest, notFound } from '../domain/errors.ts';
 import { returnedRules } from '../domain/permission-response.ts';
 import type { PermissionRule } from '../domain/permission-rules.ts';
 import { v1ResponseRules } from '../domain/permission-schema.ts';
-import { findMembership } from '../permissions.ts';
+import { findMembership } from '../domain/permissions.ts';
 import type { PrivilegeRecord, ProjectMembershipRecord, TemporaryFields } from '../state/types.ts';
 import { checkTemplates } from './roles.ts';
 

@@ -24,7 +24,7 @@ import {
   TemporaryRangeSchema,
 } from '../domain/validation.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
-import { requireGrantPrivileges, requireProjectPermission } from '../permissions.ts';
+import { requireGrantPrivileges, requireProjectPermission } from '../domain/permissions.ts';
 import type { PrivilegeRecord, ProjectRecord } from '../state/types.ts';
 import { actorOf, findIdentity, findProject, findProjectBySlug } from './common.ts';
 import {

@@ -7,7 +7,7 @@ import type { DevApp } from '../app.ts';
 import { badRequest, notFound } from '../domain/errors.ts';
 import { slugSchema } from '../domain/validation.ts';
 import type { RequestContext } from '../http/types.ts';
-import { requireOrgPermission } from '../permissions.ts';
+import { requireOrgPermission } from '../domain/permissions.ts';
 import { deleteWhere } from '../state/store.ts';
 import type { ProjectMembershipRecord, ProjectRecord, RoleRecord } from '../state/types.ts';
 import { slugify, slugSuffix } from './bootstrap.ts';

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { DevApp } from '../app.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
-import { findMembership, isOrgAdmin, projectRules, requireProjectPermission } from '../permissions.ts';
+import { findMembership, isOrgAdmin, projectRules, requireProjectPermission } from '../domain/permissions.ts';
 import type { ProjectRecord } from '../state/types.ts';
 import { actorOf, findEnvironmentBySlug, findProject, findProjectBySlug } from './common.ts';
 import { environmentShape, projectShape } from './project-shapes.ts';

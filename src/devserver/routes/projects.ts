@@ -9,7 +9,7 @@ import type { DevApp } from '../app.ts';
 import { badRequest } from '../domain/errors.ts';
 import { ProjectPatchSlugSchema } from '../domain/validation.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
-import { findMembership, isOrgAdmin, projectRules, requireProjectPermission } from '../permissions.ts';
+import { findMembership, isOrgAdmin, projectRules, requireProjectPermission } from '../domain/permissions.ts';
 import type { ProjectRecord } from '../state/types.ts';
 import { actorOf, findProject, findProjectBySlug } from './common.ts';
 import { createProject, deleteProjectCascade } from './project-create.ts';

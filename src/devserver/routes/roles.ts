@@ -12,7 +12,7 @@ import { ProjectPermissionRuleSchema } from '../domain/permission-schema.ts';
 import { PREDEFINED_PROJECT_ROLES, RESERVED_PROJECT_ROLE_SLUGS } from '../domain/predefined-roles.ts';
 import { slugSchema } from '../domain/validation.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
-import { requireProjectPermission } from '../permissions.ts';
+import { requireProjectPermission } from '../domain/permissions.ts';
 import type { ProjectRecord, RoleRecord } from '../state/types.ts';
 import { actorOf, findProject } from './common.ts';
 import { predefinedRoleShape, roleShape } from './role-shapes.ts';

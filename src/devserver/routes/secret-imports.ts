@@ -12,7 +12,7 @@ import { badRequest, notFound } from '../domain/errors.ts';
 import { importsOf, type SecretImportRecord } from '../domain/secret-imports.ts';
 import { normalizeSecretPath } from '../domain/secret-model.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
-import { projectRules } from '../permissions.ts';
+import { projectRules } from '../domain/permissions.ts';
 import { actorOf } from './common.ts';
 import { requirePathPermission } from './secret-scope.ts';
 

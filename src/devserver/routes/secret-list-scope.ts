@@ -19,7 +19,7 @@ import { badRequest, notFound, permissionDenied } from '../domain/errors.ts';
 import { can, relevantRules } from '../domain/permission-rules.ts';
 import { normalizeSecretPath } from '../domain/secret-model.ts';
 import type { RequestContext } from '../http/types.ts';
-import { projectRules } from '../permissions.ts';
+import { projectRules } from '../domain/permissions.ts';
 import type { ProjectRecord } from '../state/types.ts';
 import { actorOf, findProjectBySlug } from './common.ts';
 import type { SecretScope } from './secret-scope.ts';

@@ -8,7 +8,7 @@ import { notFound, permissionDenied } from '../domain/errors.ts';
 import { assertCan, can, relevantRules, type PermissionRule } from '../domain/permission-rules.ts';
 import type { Authorize, Mutation, Scope, SecretView } from '../domain/secret-model.ts';
 import type { RequestContext } from '../http/types.ts';
-import { projectRules } from '../permissions.ts';
+import { projectRules } from '../domain/permissions.ts';
 import { actorOf, findProjectByIdOrSlug } from './common.ts';
 
 /** The placeholder the service returns instead of a value the caller may not read. */

@@ -12,7 +12,7 @@ import { importsOf } from '../domain/secret-imports.ts';
 import { expandFolder } from '../domain/secret-references.ts';
 import { SecretNameSchema } from '../domain/validation.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
-import { projectRules } from '../permissions.ts';
+import { projectRules } from '../domain/permissions.ts';
 import { actorOf } from './common.ts';
 import {
   authorizer,

@@ -8,7 +8,7 @@ import type { DevApp } from '../app.ts';
 import { badRequest, notFound } from '../domain/errors.ts';
 import { PREDEFINED_PROJECT_ROLES, projectRoleRules } from '../domain/predefined-roles.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
-import { requireOrgPermission } from '../permissions.ts';
+import { requireOrgPermission } from '../domain/permissions.ts';
 import type { TemplateRecord } from '../state/types.ts';
 import { actorOf } from './common.ts';
 import { predefinedRoleName } from './role-shapes.ts';

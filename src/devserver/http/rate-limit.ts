@@ -2,9 +2,9 @@
  * Per-route rate limiting (off unless configured): the domain's per-minute fixed windows per
  * client IP and bucket, turned into the pipeline's decision with the `x-ratelimit-*` headers.
  */
-import { RateLimiter } from './domain/rate-limiter.ts';
-import type { RateDecision } from './http/pipeline.ts';
-import type { RateBucket } from './http/types.ts';
+import { RateLimiter } from '../domain/rate-limiter.ts';
+import type { RateDecision } from './pipeline.ts';
+import type { RateBucket } from './types.ts';
 
 /** Requests per window per client IP for each bucket; an omitted bucket is unlimited. */
 export interface RateLimitOptions {

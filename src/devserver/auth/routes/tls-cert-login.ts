@@ -10,7 +10,7 @@
 import { X509Certificate } from 'node:crypto';
 import { z } from 'zod';
 import type { DevApp } from '../../app.ts';
-import { issueAccessToken, tokenResponse } from '../../auth/access-tokens.ts';
+import { issueAccessToken, tokenResponse } from '../access-tokens.ts';
 import { badRequest, notFound, unauthorized } from '../../domain/errors.ts';
 import type { RouteDef } from '../../http/types.ts';
 import { configString } from './common-fields.ts';

@@ -9,8 +9,8 @@
  */
 import { z } from 'zod';
 import type { DevApp } from '../../app.ts';
-import { issueAccessToken, tokenResponse } from '../../auth/access-tokens.ts';
-import { claimAt, claimMatches } from '../../auth/claim-policy.ts';
+import { issueAccessToken, tokenResponse } from '../access-tokens.ts';
+import { claimAt, claimMatches } from '../claim-policy.ts';
 import { forbidden, notFound, unauthorized } from '../../domain/errors.ts';
 import type { RouteDef } from '../../http/types.ts';
 import { configString } from './common-fields.ts';

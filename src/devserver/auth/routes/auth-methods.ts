@@ -5,13 +5,13 @@
  * DELETE when not attached 400; revoking deletes the tokens issued through the method.
  */
 import type { DevApp } from '../../app.ts';
-import { deleteTokensOfMethod } from '../../auth/access-tokens.ts';
+import { deleteTokensOfMethod } from '../access-tokens.ts';
 import { badRequest, notFound } from '../../domain/errors.ts';
 import { assertUpdatedTtlWithinMax, parseTrustedIps } from '../../domain/validation.ts';
 import type { RequestContext, RouteDef } from '../../http/types.ts';
-import { requireOrgPermission } from '../../permissions.ts';
+import { requireOrgPermission } from '../../domain/permissions.ts';
 import type { AuthMethodRecord, IdentityRecord } from '../../state/types.ts';
-import { actorOf, findIdentity } from '../common.ts';
+import { actorOf, findIdentity } from '../../routes/common.ts';
 import { COMMON_KEYS } from './common-fields.ts';
 import { AUTH_METHOD_SPECS, type AuthMethodSpec } from './method-specs.ts';
 

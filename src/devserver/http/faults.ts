@@ -3,7 +3,7 @@
  * service's error envelope, and a ratio of connections dropped without an answer.
  */
 import { z } from 'zod';
-import { ApiError } from './http/errors.ts';
+import { ApiError } from './errors.ts';
 
 export const faultOptionsSchema = z.strictObject({
   latencyMs: z.number().int().min(0).max(600_000).optional(),

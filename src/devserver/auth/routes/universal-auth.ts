@@ -6,13 +6,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { DevApp } from '../../app.ts';
-import { issueAccessToken, tokenResponse } from '../../auth/access-tokens.ts';
+import { issueAccessToken, tokenResponse } from '../access-tokens.ts';
 import { badRequest, forbidden, notFound, unauthorized } from '../../domain/errors.ts';
 import { ACCESS_TOKEN_TTL_MAX, ipAllowed, type TrustedIp } from '../../domain/validation.ts';
 import type { RequestContext, RouteDef } from '../../http/types.ts';
-import { requireOrgPermission } from '../../permissions.ts';
+import { requireOrgPermission } from '../../domain/permissions.ts';
 import type { AuthMethodRecord, ClientSecretRecord } from '../../state/types.ts';
-import { actorOf, findIdentity } from '../common.ts';
+import { actorOf, findIdentity } from '../../routes/common.ts';
 import { findAuthMethod } from './auth-methods.ts';
 
 const createSchema = z.object({

@@ -12,9 +12,9 @@
  */
 import { z } from 'zod';
 import type { DevApp } from '../../app.ts';
-import { issueAccessToken, tokenResponse } from '../../auth/access-tokens.ts';
-import { globMatches } from '../../auth/claim-policy.ts';
-import { describeFetchError, fetchJson } from '../../auth/outbound.ts';
+import { issueAccessToken, tokenResponse } from '../access-tokens.ts';
+import { globMatches } from '../claim-policy.ts';
+import { describeFetchError, fetchJson } from '../outbound.ts';
 import { badRequest, notFound, unauthorized } from '../../domain/errors.ts';
 import type { RouteDef } from '../../http/types.ts';
 import { configString } from './common-fields.ts';

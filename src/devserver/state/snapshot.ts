@@ -1,9 +1,9 @@
 /**
  * The persisted form of a devserver: `{version, state, secrets}`, all plain JSON.
  */
-import type { DevApp } from './app.ts';
-import { emptyState, stateFromJSON } from './state/store.ts';
-import type { StateData } from './state/types.ts';
+import type { DevApp } from '../app.ts';
+import { emptyState, stateFromJSON } from './store.ts';
+import type { StateData } from './types.ts';
 
 const VERSION = 1;
 

@@ -27,19 +27,19 @@
  * Not modelled: the legacy privilege-boundary system of old organisations (granting no more than
  * one holds), sub-organisations, user accounts, group memberships, approval policies.
  */
-import type { DevApp } from './app.ts';
-import { forbidden } from './domain/errors.ts';
-import { assertMayGrantPrivileges, type GrantOperation } from './domain/permission-grant.ts';
+import type { DevApp } from '../app.ts';
+import { forbidden } from './errors.ts';
+import { assertMayGrantPrivileges, type GrantOperation } from './permission-grant.ts';
 import {
   assertCan,
   can,
   interpolateRules,
   type PermissionContext,
   type PermissionRule,
-} from './domain/permission-rules.ts';
-import { collectProjectRules, orgRoleRules, projectRoleRules } from './domain/predefined-roles.ts';
-import type { Actor } from './http/types.ts';
-import type { ProjectMembershipRecord } from './state/types.ts';
+} from './permission-rules.ts';
+import { collectProjectRules, orgRoleRules, projectRoleRules } from './predefined-roles.ts';
+import type { Actor } from '../http/types.ts';
+import type { ProjectMembershipRecord } from '../state/types.ts';
 
 /** The org role of the actor (`no-access` when the identity vanished). */
 export function orgRoleOf(app: DevApp, actor: Actor): string {

@@ -4,17 +4,12 @@
  */
 import { z } from 'zod';
 import type { DevApp } from '../../app.ts';
-import {
-  issueAccessToken,
-  renewAccessToken,
-  revokeAccessToken,
-  tokenResponse,
-} from '../../auth/access-tokens.ts';
+import { issueAccessToken, renewAccessToken, revokeAccessToken, tokenResponse } from '../access-tokens.ts';
 import { badRequest, notFound } from '../../domain/errors.ts';
 import type { RequestContext, RouteDef } from '../../http/types.ts';
-import { requireOrgPermission } from '../../permissions.ts';
+import { requireOrgPermission } from '../../domain/permissions.ts';
 import type { AccessTokenRecord } from '../../state/types.ts';
-import { actorOf, findIdentity } from '../common.ts';
+import { actorOf, findIdentity } from '../../routes/common.ts';
 import { findAuthMethod } from './auth-methods.ts';
 
 const tokenBody = z.object({ accessToken: z.string().trim().min(1) });

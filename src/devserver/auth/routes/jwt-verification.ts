@@ -6,8 +6,8 @@
  */
 import type { KeyObject } from 'node:crypto';
 import type { DevApp } from '../../app.ts';
-import { decodeJws, JwsError, publicKeyFrom, verifyJws, type DecodedJws } from '../../auth/jws.ts';
-import { describeFetchError, fetchJson } from '../../auth/outbound.ts';
+import { decodeJws, JwsError, publicKeyFrom, verifyJws, type DecodedJws } from '../jws.ts';
+import { describeFetchError, fetchJson } from '../outbound.ts';
 import { unauthorized } from '../../domain/errors.ts';
 import { configString } from './common-fields.ts';
 

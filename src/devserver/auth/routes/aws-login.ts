@@ -11,8 +11,8 @@
  */
 import { z } from 'zod';
 import type { DevApp } from '../../app.ts';
-import { issueAccessToken, tokenResponse } from '../../auth/access-tokens.ts';
-import { describeFetchError } from '../../auth/outbound.ts';
+import { issueAccessToken, tokenResponse } from '../access-tokens.ts';
+import { describeFetchError } from '../outbound.ts';
 import { badRequest, notFound, unauthorized } from '../../domain/errors.ts';
 import type { RouteDef } from '../../http/types.ts';
 import { configString } from './common-fields.ts';
