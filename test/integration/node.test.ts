@@ -3,7 +3,7 @@
  * kube-proxy join a control plane of their own; the node becomes Ready, runs a Pod from an image
  * built and imported locally (logs and exec through the API server), the Pod reaches the API
  * server through the `kubernetes` Service, and what it sends outside the pod network and this
- * node is dropped (the drop rule's counter grows). Only one node runs per machine. Stopped, the
+ * node is dropped (the drop rule's counter grows; IPv6 from the bridge is dropped too). Only one node runs per machine. Stopped, the
  * node leaves no process, mount, network namespace, bridge, veth, iptables chain, kubepods cgroup
  * or changed sysctl behind.
  */
@@ -203,6 +203,11 @@ describe('a local node', () => {
     expect(outside.out).toContain('failed: timeout');
     expect(outside.code).not.toBe(0);
     expect(await droppedPackets()).toBeGreaterThan(droppedBefore);
+    // The pod network is IPv4 only, and IPv6 forwarded from its bridge is dropped as well.
+    const { stdout: forward6 } = await execFileAsync('ip6tables', ['-w', '-S', 'FORWARD']);
+    expect(forward6).toContain(`-A FORWARD -i ${plane.node?.network.bridge} -j ${egressChain}`);
+    const { stdout: chain6 } = await execFileAsync('ip6tables', ['-w', '-S', egressChain]);
+    expect(chain6).toContain(`-A ${egressChain} -j DROP`);
   }, 60_000);
 
   it('leaves nothing behind on the machine when stopped', async () => {

@@ -49,7 +49,7 @@ export interface NodeHost {
 function checkPrerequisites(): string {
   if (process.getuid?.() !== 0)
     throw new Error('cannot start a node: it needs root (it changes the machine)');
-  for (const tool of ['containerd', 'ctr', 'runc', 'iptables', 'gcc', 'flock']) {
+  for (const tool of ['containerd', 'ctr', 'runc', 'iptables', 'ip6tables', 'gcc', 'flock']) {
     try {
       execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
     } catch {
@@ -67,6 +67,10 @@ function ip(...args: string[]): void {
 
 function iptables(...args: string[]): void {
   execFileSync('iptables', ['-w', ...args], { stdio: 'pipe' });
+}
+
+function ip6tables(...args: string[]): void {
+  execFileSync('ip6tables', ['-w', ...args], { stdio: 'pipe' });
 }
 
 /**
@@ -92,6 +96,10 @@ export async function prepareNodeHost(dir: string, log: (line: string) => void):
     iptables('-N', egressChain);
     iptables('-A', egressChain, '!', '-d', network.podCidr, '-j', 'DROP');
     iptables('-I', 'FORWARD', '1', '-s', network.podCidr, '-j', egressChain);
+    // The pod network is IPv4 only; whatever IPv6 a Pod could send through the bridge is dropped too.
+    ip6tables('-N', egressChain);
+    ip6tables('-A', egressChain, '-j', 'DROP');
+    ip6tables('-I', 'FORWARD', '1', '-i', network.bridge, '-j', egressChain);
     return { network, state, release: lock.release };
   } catch (error) {
     lock.release();
