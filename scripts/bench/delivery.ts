@@ -1,5 +1,5 @@
 /**
- * Delivery benchmark (not a test), issue 20: a real control plane, `coffer devserver` and
+ * Delivery benchmark (not a test): a real control plane, `coffer devserver` and
  * `coffer operator` as separate processes (the operator as the chart's ServiceAccount); N
  * WorkloadSecrets × 10 keys over P projects. Prints:
  *

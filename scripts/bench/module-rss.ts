@@ -2,7 +2,7 @@
  * Where the operator's resident memory at rest goes before it does anything: a fresh node
  * process per row imports one set of modules, collects garbage, and prints its RSS (split into
  * anonymous memory — heaps, code — and file-backed pages, mostly the node binary) with V8's heap
- * used and committed. Not a test; the figures are in docs/reliability.md (issue 18).
+ * used and committed. Not a test (docs/benchmarks.md).
  *
  *   npm run bench:modules -- [--node-options="--max-semi-space-size=1"]
  *

@@ -101,7 +101,7 @@ const { values } = parseCommandLine(usage, () =>
       'budget-batches': { type: 'string', default: '20' },
       'budget-rpm': { type: 'string', default: '100' },
       // Each Project with SecretBatches holds one event stream; the service client's connection
-      // pool (16) must not be filled by streams (see docs/reliability.md, known issues).
+      // pool (16) must not be filled by streams (they have a pool of their own: src/client/transport.ts).
       'batch-projects': { type: 'string', default: '8' },
       // Extra kube-apiserver flags (repeatable), e.g. --apiserver-arg=--profiling=true to take a
       // CPU profile from /debug/pprof/profile while the operator converges.

@@ -1,7 +1,7 @@
 /**
  * esbuild plugins that keep modules the bundle never runs out of `dist/` (see scripts/build.ts).
  * Each hands an importer a smaller module with the same exports it uses; none changes behaviour
- * of what remains. Measured with `npm run bench:rest` (docs/reliability.md, issue 18).
+ * of what remains. Measured with `npm run bench:rest` and `npm run bench:modules` (docs/benchmarks.md).
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';

@@ -1,5 +1,5 @@
 /**
- * The floors of `src/` and which may import which (README, "Architecture"). A file may import its
+ * The floors of `src/` and which may import which (docs/architecture.md, "Floors"). A file may import its
  * own floor or a lower one, never a higher one:
  *
  *   cli → sandbox → operator, config → controllers → managed → client, api → runtime, src/*.ts

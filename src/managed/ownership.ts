@@ -1,5 +1,5 @@
 /**
- * Which service objects a resource may touch. The rules (README "Adoption and ownership"):
+ * Which service objects a resource may touch. The rules (docs/concepts.md, "Ownership"):
  *
  * 1. **No implicit adoption.** A resource without `coffer.dev/external-id` creates its object. If
  *    the service already holds one with the same natural key, the resource stops with

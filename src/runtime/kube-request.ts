@@ -80,7 +80,7 @@ export interface KubeBody extends AsyncIterable<Uint8Array> {
  * Sends an authenticated GET to the current cluster and resolves with the body of its 200 answer
  * (any other status throws a `KubeHttpError`); the caller consumes it. undici's `request`, as for
  * `kubeRequest`: lists and watch streams need no fetch machinery (web streams, `Response`),
- * which then is never loaded in the operator (docs/reliability.md, issue 18). Aborting `signal`
+ * which then is never loaded in the operator (`npm run bench:rest`, docs/benchmarks.md). Aborting `signal`
  * rejects the pending request or the body's reads.
  */
 export async function kubeGet(

@@ -89,7 +89,7 @@ export function createLogger(options: LoggerOptions): Logger {
       name: options.name,
       // Our own walk instead of pino's `redact` paths: those (every key at every depth, with
       // wildcards) allocated ~0.4 MB per child logger and ~0.16 MB per line — half of all the
-      // operator allocated converging 10,000 resources (docs/reliability.md, issue 18).
+      // operator allocated converging 10,000 resources (V8's sampling heap profiler, `npm run bench`).
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: {
         level: (label) => ({ level: label }),

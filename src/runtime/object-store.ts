@@ -18,8 +18,8 @@ export type UpsertOutcome<T> = { kind: 'added' } | { kind: 'updated'; old: T } |
 //
 // Most values and keys have one entry (a SecretBatch's own Secret, one Connection per object): a
 // lone entry is kept as the string itself, a Set or array only from the second on. At 10,000
-// objects this saves a Set (~150 bytes) per value and an array per key (`docs/reliability.md`,
-// issue 18, fourth step).
+// objects this saves a Set (~150 bytes) per value and an array per key
+// (`node --expose-gc scripts/bench/object-store-heap.ts`).
 interface Index<T> {
   valuesOf(obj: T): readonly string[];
   /** value → key of the object with that value, or a Set of keys when several have it. */

@@ -1,5 +1,5 @@
 /**
- * WorkloadSecret: keeps a Secret and/or ConfigMap filled from secrets of the service (issue 20).
+ * WorkloadSecret: keeps a Secret and/or ConfigMap filled from secrets of the service.
  * Reconciled by the direct reconciler (it mirrors no service object, see `sync.ts`). Its targets
  * are watched: owned ones through their controller reference, and every target by name (an Orphan
  * target has no owner reference), so an edited or deleted target is repaired at once.
