@@ -79,7 +79,9 @@ function withRegistryLine(registry: string, { camel, kebab }: KindNames): string
   return `${text.slice(0, end)}\n  ${camel}Registration,${text.slice(end)}`;
 }
 
+/** `text` as prettier formats it (Markdown is left as written, as `.prettierignore` says). */
 async function formatted(path: string, text: string): Promise<string> {
+  if (path.endsWith('.md')) return text;
   const options = await prettier.resolveConfig(join(root, path));
   return prettier.format(text, { ...options, filepath: path });
 }

@@ -188,11 +188,10 @@ $ kubectl get ${plural}
 
 ## Fields
 
-| field | meaning |
-|---|---|
-| \`name\` | Name of the ${kind} in the service, unique there. |
-| \`deletionPolicy\` | \`Delete\` (default) or \`Orphan\`. |
-| \`managementPolicy\`, \`pollInterval\` | As for every managed kind. |
+Every field of the spec, as the CRD declares it (what \`kubectl explain\` prints):
+
+<!-- generated:fields -->
+<!-- /generated:fields -->
 
 ## Status
 

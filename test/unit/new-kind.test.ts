@@ -69,7 +69,7 @@ function changedPaths(): string[] {
 /** The text outside `generated:` regions (markers kept), to compare hand-written parts. */
 function handWritten(text: string): string {
   return text.replace(
-    /(<!-- generated:([\w-]+) -->[^\n]*\n)[\s\S]*?(\n[^\n]*<!-- \/generated:\2 -->)/g,
+    /(<!-- generated:([\w-]+) -->[^\n]*\n)[\s\S]*?([^\n]*<!-- \/generated:\2 -->)/g,
     '$1$3',
   );
 }
