@@ -2,7 +2,9 @@
  * src/api/v1alpha1/kinds.generated.ts from the kind registry: `allKinds`, every kind's definition
  * in registry order, for the floors below the controllers (which may not import the registry)
  * and the sandbox's start-up path. Each definition is found by identity among the exports of the
- * api modules, so the generated imports name the module and export that define it.
+ * api modules, so the generated imports name the module and export that define it. Also the
+ * `exports` region of src/api/v1alpha1/index.ts: an `export *` of every module of the folder, so a
+ * new kind's schema file is exported without an edit there.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,12 +21,23 @@ interface Located {
   readonly exportName: string;
 }
 
+/** The api modules (schemas and metadata), in file-name order. */
+function apiModules(): string[] {
+  return readdirSync(apiDir)
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !skipped.has(f))
+    .sort();
+}
+
+/** The `exports` region of index.ts: every api module, re-exported. */
+export function apiExports(): string {
+  return apiModules()
+    .map((module) => `export * from './${module}';\n`)
+    .join('');
+}
+
 async function locateDefinitions(): Promise<Map<unknown, Located>> {
   const found = new Map<unknown, Located>();
-  const modules = readdirSync(apiDir).filter(
-    (f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !skipped.has(f),
-  );
-  for (const module of modules.sort()) {
+  for (const module of apiModules()) {
     const exports = (await import(pathToFileURL(join(apiDir, module)).href)) as Record<string, unknown>;
     for (const [exportName, value] of Object.entries(exports)) {
       if (!found.has(value)) found.set(value, { module, exportName });
@@ -62,5 +75,8 @@ export async function apiKindsModule(): Promise<string> {
 
 export const apiKindsGenerator: Generator = {
   name: 'api-kinds',
-  generate: async () => ({ files: [{ path: target, content: await apiKindsModule() }] }),
+  generate: async () => ({
+    files: [{ path: target, content: await apiKindsModule() }],
+    regions: [{ path: 'src/api/v1alpha1/index.ts', name: 'exports', content: apiExports() }],
+  }),
 };

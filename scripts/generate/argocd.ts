@@ -1,6 +1,6 @@
 /**
- * Generates the Argo CD health checks of every kind from its declared reasons (src/runtime/
- * common-reasons.ts plus src/controllers/<kind>/reasons.ts): config/argocd/coffer.dev_<Kind>/
+ * Generates the Argo CD health checks of every kind from its declared reasons (the generic tables
+ * of src/controllers/reasons.ts plus the table the kind's registration names): config/argocd/coffer.dev_<Kind>/
  * health.lua — a per-kind table reason → class, then the shared body in argocd/health-body.lua —
  * and the kustomization that merges them into argocd-cm. Verdicts (in order): paused →
  * Suspended; no conditions or an old observedGeneration → Progressing; a terminal reason on
@@ -9,7 +9,7 @@
  * Progressing.
  */
 import { readFileSync } from 'node:fs';
-import { kindReasonTables, reasonsOfKind, type KindWithReasons } from '../../src/controllers/reasons.ts';
+import { kindReasonTables, reasonsOfKind } from '../../src/controllers/reasons.ts';
 import { kindRegistry } from '../../src/controllers/registry.ts';
 import { generatedNotice, type GeneratedFile, type Generator } from './types.ts';
 
@@ -17,17 +17,17 @@ const dir = 'config/argocd';
 const body = readFileSync(new URL('./argocd/health-body.lua', import.meta.url), 'utf8');
 
 /** The kinds in alphabetical order (stable file and kustomization order). */
-function kindNames(): KindWithReasons[] {
+function kindNames(): string[] {
   const names = kindRegistry.map((registration) => registration.definition.kind).sort();
   for (const name of names) {
     if (!Object.hasOwn(kindReasonTables, name))
       throw new Error(`cannot generate ${name}: it has no reason table`);
   }
-  return names as KindWithReasons[];
+  return names;
 }
 
 /** The health.lua of `kind`: header, reason table, shared body. */
-export function healthLua(kind: KindWithReasons): string {
+export function healthLua(kind: string): string {
   const rows = reasonsOfKind(kind)
     .filter((reason) => reason.conditions.length > 0)
     .sort((a, b) => a.name.localeCompare(b.name));
@@ -35,7 +35,7 @@ export function healthLua(kind: KindWithReasons): string {
   return [
     `-- ${generatedNotice}`,
     `-- Argo CD health check for coffer.dev/${kind}, from the reasons declared in`,
-    "-- src/runtime/common-reasons.ts and the kind's src/controllers/<kind>/reasons.ts.",
+    "-- the generic reason tables and the kind's own (src/controllers/reasons.ts).",
     "-- Written for Argo CD's Lua 5.1 VM (gopher-lua); runs in Lua 5.4 too.",
     `local kind = "${kind}"`,
     '',

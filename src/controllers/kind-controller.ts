@@ -3,8 +3,9 @@
  * (`src/controllers/<kind>/`). A kind controller is data plus an adapter factory: the assembly
  * creates the informers, the work queue, the generic managed reconciler and the watches from it.
  *
- * Adding a kind = a zod schema in `src/api/v1alpha1/` + a `KindController` here + one line in
- * `src/controllers/index.ts`.
+ * A kind's folder exports its controller inside its registration (`registration.ts`); the fields
+ * that follow from the registration (`dependencies`, `announces`, `routineEvents`) are filled in
+ * from it by `index.ts`. Adding a kind: `npm run new-kind <Name>`.
  */
 import type { KindDefinition } from '../api/v1alpha1/kind.ts';
 import type { AdapterStatus, ManagedAdapter, ManagedObject } from '../managed/external-client.ts';
@@ -42,6 +43,8 @@ export interface KindController<Spec = any, Refs = any, Status extends AdapterSt
    * Ready, appears or goes (as if the named object itself had changed; `announcedFrom`).
    */
   announces?(obj: ManagedObject<Spec>): readonly (NamedRef & { readonly kind: string })[];
+  /** Normal event reasons recorded under the routine budget (from the registration's `routineEvents`). */
+  readonly routineEvents?: readonly string[];
   /** Runs beside the controller (e.g. the project-event subscriptions); stopped on shutdown. */
   startBackground?(services: OperatorServices, signal: AbortSignal): void;
 }

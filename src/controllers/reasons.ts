@@ -1,43 +1,22 @@
 /**
- * The condition reasons of every kind: the generic table plus the kind's own, declared in its
- * folder (`<kind>/reasons.ts`). The Argo CD health checks and the docs' reason tables are
- * generated from this map (`npm run generate`). Connection and ClusterConnection run the same
- * sync, so they share the Connection table.
+ * The condition reasons of every kind: the generic tables (the reconcile machinery's and the
+ * managed floor's) plus the kind's own, which its registration names (`reasons`, declared in
+ * `<kind>/reasons.ts`). The Argo CD health checks and the docs' reason tables are generated from
+ * these (`npm run generate`). Kinds that run the same sync (Connection, ClusterConnection) share
+ * one table.
  */
+import { managedReasons } from '../managed/reasons.ts';
 import { commonReasons } from '../runtime/common-reasons.ts';
 import type { ReasonClass, ReasonCondition, ReasonDeclaration, ReasonTable } from '../runtime/reasons.ts';
-import { additionalPrivilegeReasons } from './additional-privilege/reasons.ts';
-import { bootstrapReasons } from './bootstrap/reasons.ts';
-import { certificateAuthorityReasons } from './certificate-authority/reasons.ts';
-import { connectionReasons } from './connection/reasons.ts';
-import { identityAuthReasons } from './identity-auth/reasons.ts';
-import { identityReasons } from './identity/reasons.ts';
-import { integrationReasons } from './integration/reasons.ts';
-import { projectRoleReasons } from './project-role/reasons.ts';
-import { projectTemplateReasons } from './project-template/reasons.ts';
-import { projectReasons } from './project/reasons.ts';
-import { secretBatchReasons } from './secret-batch/reasons.ts';
-import { workloadSecretReasons } from './workload-secret/reasons.ts';
+import { kindRegistry } from './registry.ts';
 
-/** Each kind's own reason table (the generic table applies to every kind besides). */
-export const kindReasonTables = {
-  Connection: connectionReasons,
-  ClusterConnection: connectionReasons,
-  Bootstrap: bootstrapReasons,
-  Project: projectReasons,
-  ProjectRole: projectRoleReasons,
-  ProjectTemplate: projectTemplateReasons,
-  Identity: identityReasons,
-  IdentityAuth: identityAuthReasons,
-  AdditionalPrivilege: additionalPrivilegeReasons,
-  SecretBatch: secretBatchReasons,
-  Integration: integrationReasons,
-  CertificateAuthority: certificateAuthorityReasons,
-  WorkloadSecret: workloadSecretReasons,
-} as const satisfies Readonly<Record<string, ReasonTable>>;
+/** The reasons every kind can report, in the order the docs list them. */
+export const genericReasonTables: readonly ReasonTable[] = [commonReasons, managedReasons];
 
-/** A kind with a reason table (every coffer.dev kind; a unit test holds this). */
-export type KindWithReasons = keyof typeof kindReasonTables;
+/** Each kind's own reason table, by kind name, in registry order. */
+export const kindReasonTables: Readonly<Record<string, ReasonTable>> = Object.fromEntries(
+  kindRegistry.map((registration) => [registration.definition.kind, registration.reasons]),
+);
 
 /** One reason as a kind can report it. */
 export interface KindReason {
@@ -55,11 +34,13 @@ function rowsOf(table: ReasonTable): KindReason[] {
 }
 
 /** Every reason `kind` can report: the generic ones, then its own, in declaration order. */
-export function reasonsOfKind(kind: KindWithReasons): readonly KindReason[] {
-  return [...rowsOf(commonReasons), ...rowsOf(kindReasonTables[kind])];
+export function reasonsOfKind(kind: string): readonly KindReason[] {
+  const own = kindReasonTables[kind];
+  if (!own) throw new Error(`cannot list the reasons of ${kind}: it is not a registered kind`);
+  return [...genericReasonTables.flatMap(rowsOf), ...rowsOf(own)];
 }
 
-/** The generic table, then each distinct kind table once (Connection's serves two kinds). */
+/** The generic tables, then each distinct kind table once (Connection's serves two kinds). */
 export function allReasonTables(): readonly ReasonTable[] {
-  return [commonReasons, ...new Set<ReasonTable>(Object.values(kindReasonTables))];
+  return [...genericReasonTables, ...new Set<ReasonTable>(Object.values(kindReasonTables))];
 }

@@ -1,12 +1,14 @@
 /**
  * What a kind's folder (`src/controllers/<kind>/index.ts`) exports about the kind, as data: one
  * {@link KindRegistration}, listed with one line in `src/controllers/registry.ts`. The operator,
- * the sandbox, the tests and `npm run generate` (CRDs, chart and kustomize RBAC, README tables)
- * all read the registry; nothing else lists kinds.
+ * the sandbox, the tests and `npm run generate` (CRDs, chart and kustomize RBAC, Argo CD health
+ * checks, README and docs tables, `src/api/v1alpha1/kinds.generated.ts`) all read the registry;
+ * nothing else lists kinds. `npm run new-kind <Name>` scaffolds a folder with its registration.
  */
 import type { KindDefinition } from '../api/v1alpha1/kind.ts';
 import type { DirectKindController } from '../managed/direct/kind.ts';
 import type { ManagedObject } from '../managed/external-client.ts';
+import type { ReasonTable } from '../runtime/reasons.ts';
 import type { KindController, NamedRef } from './kind-controller.ts';
 
 /**
@@ -69,6 +71,16 @@ export interface KindRegistration {
   readonly runtime: KindRuntime;
   readonly references: readonly ReferenceDeclaration[];
   readonly rbac: readonly RbacNeed[];
+  /**
+   * The kind's own condition reasons (`<kind>/reasons.ts`, declared with `declareReasons`); the
+   * generic ones apply besides. Kinds that run the same sync may share one table.
+   */
+  readonly reasons: ReasonTable;
+  /**
+   * Normal event reasons this kind records routinely on its way to Ready (e.g. a delivery):
+   * written under the shared budget for routine events, like the generic create/update events.
+   */
+  readonly routineEvents?: readonly string[];
   /** The kind's sample, relative to the repository root (`config/samples/<kind>.yaml`). */
   readonly sample: string;
   /**

@@ -26,10 +26,10 @@ import { isDeletionBlocked, isNotFound } from '../client/index.ts';
 import { describeError } from './service-errors.ts';
 import { deletionPolicyOf, INVALID_SPEC, isObserveOnly } from './spec.ts';
 import { connect } from './sync.ts';
-import { commonReasons } from '../runtime/common-reasons.ts';
+import { managedReasons } from './reasons.ts';
 
 /** Condition reason while the service refuses deletion (deletion protection). */
-export const DELETION_BLOCKED = commonReasons.names.DeletionBlocked;
+export const DELETION_BLOCKED = managedReasons.names.DeletionBlocked;
 
 const abandonHint = `or set the annotation ${ANNOTATION_ABANDON}: "true" to leave the external object in place`;
 

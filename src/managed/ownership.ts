@@ -54,16 +54,16 @@ import type {
 import { createMarkOf, hasUnconfirmedMark, type Marked } from './create-mark.ts';
 import { view, type Run } from './run.ts';
 import { isObserveOnly } from './spec.ts';
-import { commonReasons } from '../runtime/common-reasons.ts';
+import { managedReasons } from './reasons.ts';
 
 /** Condition reason: an object with this resource's natural key exists and was not created by it. */
-export const ALREADY_EXISTS = commonReasons.names.AlreadyExists;
+export const ALREADY_EXISTS = managedReasons.names.AlreadyExists;
 /** Condition reason: an interrupted create cannot be resolved automatically. */
-export const CREATE_INCOMPLETE = commonReasons.names.CreateIncomplete;
+export const CREATE_INCOMPLETE = managedReasons.names.CreateIncomplete;
 /** Condition reason: the object is protected and the resource did not opt in. */
-export const PROTECTED_OBJECT = commonReasons.names.ProtectedObject;
+export const PROTECTED_OBJECT = managedReasons.names.ProtectedObject;
 /** Condition reason: a ClusterConnection does not allow adoption from the resource's namespace. */
-export const ADOPTION_NOT_ALLOWED = commonReasons.names.AdoptionNotAllowed;
+export const ADOPTION_NOT_ALLOWED = managedReasons.names.AdoptionNotAllowed;
 
 /** Reasons that mean "this resource may not write to the object it names". */
 const notOursReasons = new Set<string>([PROTECTED_OBJECT, ADOPTION_NOT_ALLOWED]);

@@ -9,10 +9,10 @@ import { TerminalError, WaitingError } from '../runtime/errors.ts';
 import { isBeingDeleted, type KubeObject } from '../runtime/object-meta.ts';
 import type { ManagedStatus, ResolveContext } from './external-client.ts';
 import type { ObjectReader } from './kube-objects.ts';
-import { commonReasons } from '../runtime/common-reasons.ts';
+import { managedReasons } from './reasons.ts';
 
 /** Reason of the waiting condition while a dependency is not Ready. */
-export const REFERENCE_NOT_READY = commonReasons.names.ReferenceNotReady;
+export const REFERENCE_NOT_READY = managedReasons.names.ReferenceNotReady;
 
 /** A referenced Coffer resource as read from the cache. */
 export interface ReferencedObject extends KubeObject {
@@ -55,7 +55,7 @@ function targetNamespace<T extends ReferencedObject>(
   const wanted = options.ref.namespace ?? own;
   if (wanted !== own && !options.allowCrossNamespace) {
     throw new TerminalError(
-      commonReasons.names.CrossNamespaceReference,
+      managedReasons.names.CrossNamespaceReference,
       `cannot resolve ${options.kind} ${wanted}/${options.ref.name}: ${options.from.kind ?? 'this kind'} ` +
         'may only reference objects in its own namespace',
     );

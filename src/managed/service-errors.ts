@@ -42,6 +42,7 @@ import {
 } from '../runtime/errors.ts';
 import type { Reason } from '../runtime/reasons.ts';
 import { commonReasons } from '../runtime/common-reasons.ts';
+import { managedReasons } from './reasons.ts';
 
 /** Default wait after a 429 without Retry-After. */
 export const defaultRetryAfterMs = 30_000;
@@ -70,7 +71,7 @@ function kubernetesMessage(error: unknown): string {
 }
 
 /** Condition reason for a request the service refused as too large (413). */
-export const TOO_LARGE = commonReasons.names.TooLarge;
+export const TOO_LARGE = managedReasons.names.TooLarge;
 
 /** What the user can do about a 413, appended to its message. */
 const tooLargeHint =
@@ -79,23 +80,23 @@ const tooLargeHint =
 
 /** Kinds fixed outside the resource (a credential, a permission, a protection): retried each poll. */
 const waitingReasons: Partial<Readonly<Record<ServiceErrorKind, Reason>>> = {
-  unauthorized: commonReasons.names.Unauthorized,
-  forbidden: commonReasons.names.Forbidden,
-  'deletion-blocked': commonReasons.names.DeletionBlocked,
+  unauthorized: managedReasons.names.Unauthorized,
+  forbidden: managedReasons.names.Forbidden,
+  'deletion-blocked': managedReasons.names.DeletionBlocked,
 };
 
 /** Kinds where sending the same request again cannot help: they wait for the resource to change. */
 const terminalReasons: Partial<Readonly<Record<ServiceErrorKind, Reason>>> = {
-  invalid: commonReasons.names.Rejected,
-  'not-found': commonReasons.names.NotFound,
-  conflict: commonReasons.names.AlreadyExists,
+  invalid: managedReasons.names.Rejected,
+  'not-found': managedReasons.names.NotFound,
+  conflict: managedReasons.names.AlreadyExists,
   'too-large': TOO_LARGE,
-  rejected: commonReasons.names.Rejected,
+  rejected: managedReasons.names.Rejected,
 };
 
 const transientReasons: Partial<Readonly<Record<ServiceErrorKind, Reason>>> = {
-  unavailable: commonReasons.names.ServiceUnavailable,
-  unreachable: commonReasons.names.ServiceUnreachable,
+  unavailable: managedReasons.names.ServiceUnavailable,
+  unreachable: managedReasons.names.ServiceUnreachable,
 };
 
 /**
@@ -111,7 +112,7 @@ export function classifyServiceError(error: unknown, action: string, pollInterva
   if (kind === 'rate-limited') {
     const retry = error instanceof ServiceRateLimitedError ? error.retryAfterMs : undefined;
     const retryAfterMs = retry !== undefined && retry >= 0 ? retry : defaultRetryAfterMs;
-    return new RateLimitedError(commonReasons.names.RateLimited, message, retryAfterMs, options);
+    return new RateLimitedError(managedReasons.names.RateLimited, message, retryAfterMs, options);
   }
   const waiting = waitingReasons[kind];
   if (waiting) return new WaitingError(waiting, message, pollIntervalMs, options);
@@ -124,7 +125,7 @@ export function classifyServiceError(error: unknown, action: string, pollInterva
     );
   }
   return new TransientError(
-    transientReasons[kind] ?? commonReasons.names.ServiceUnavailable,
+    transientReasons[kind] ?? managedReasons.names.ServiceUnavailable,
     message,
     options,
   );

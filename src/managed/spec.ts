@@ -5,10 +5,10 @@ import type { z } from 'zod';
 import { TerminalError } from '../runtime/errors.ts';
 import { parseDuration } from '../runtime/duration.ts';
 import type { ManagedSpecFields } from './external-client.ts';
-import { commonReasons } from '../runtime/common-reasons.ts';
+import { managedReasons } from './reasons.ts';
 
 /** Condition reason for a spec the schema rejects. */
-export const INVALID_SPEC = commonReasons.names.InvalidSpec;
+export const INVALID_SPEC = managedReasons.names.InvalidSpec;
 
 /** `spec.a.b[2]: message; spec.c: message` — precise, stable, one line. */
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {

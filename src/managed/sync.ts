@@ -22,7 +22,7 @@ import { guardedAnnotator } from './guarded-annotations.ts';
 import { assertMayWrite, refuseForeign } from './ownership.ts';
 import { view, type ConditionState, type Run } from './run.ts';
 import { isObserveOnly } from './spec.ts';
-import { commonReasons } from '../runtime/common-reasons.ts';
+import { managedReasons } from './reasons.ts';
 
 type Exists<Status extends AdapterStatus> = Extract<Observation<Status>, { exists: true }>;
 
@@ -64,7 +64,7 @@ async function whenMissing<Spec extends ManagedSpecFields, Refs, Status extends 
       ? `external object ${context.externalId} does not exist`
       : `no external object matches this resource: set the ${ANNOTATION_EXTERNAL_ID} annotation to the id of an existing one`;
     throw new WaitingError(
-      commonReasons.names.NotFound,
+      managedReasons.names.NotFound,
       `${which} (managementPolicy ObserveOnly never creates it)`,
       run.pollIntervalMs,
     );

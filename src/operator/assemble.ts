@@ -1,8 +1,8 @@
 /**
  * The production composition of the operator on a `Manager`: informers for every kind, Secrets,
  * ConfigMaps and Namespaces; one controller per kind (managed kinds on the generic managed
- * reconciler, Connection/ClusterConnection/Bootstrap on the direct reconciler); the watches that
- * feed them (`watches.ts`); and the services every adapter uses (`services.ts`).
+ * reconciler, direct kinds on the direct reconciler, as each kind's registration says); the
+ * watches that feed them (`watches.ts`); and the services every adapter uses (`services.ts`).
  */
 import type { z } from 'zod';
 import type { KindController } from '../controllers/kind-controller.ts';
@@ -24,9 +24,9 @@ import { watchDependencies, watchNamespaceLabels, watchOwnSources, type WatchedK
 
 export interface AssembleOptions {
   readonly manager: Manager;
-  /** Kinds on the managed reconciler (the registry in `src/controllers/index.ts`). */
+  /** Kinds on the managed reconciler (from the kind registry, `src/controllers/registry.ts`). */
   readonly kinds: readonly KindController[];
-  /** Connection, ClusterConnection, Bootstrap. */
+  /** Kinds on the direct reconciler (from the same registry). */
   readonly directKinds: readonly DirectKindController[];
   /** Watched namespaces; empty means all. */
   readonly namespaces: readonly string[];
@@ -174,6 +174,7 @@ export function assembleOperator(options: AssembleOptions): AssembledOperator {
     log: manager.log,
     onDropped: manager.metrics.eventDropped,
     onSkipped: manager.metrics.eventSkipped,
+    kindRoutineEvents: [...options.kinds, ...options.directKinds].flatMap((kind) => kind.routineEvents ?? []),
   });
   const wiring: Wiring = { options, informers, services, events, controllers, managed: [] };
   const direct = options.directKinds.map((kind) => addDirectKind(wiring, kind));

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { isRoutineEvent } from './event-policy.ts';
+import { directKindControllers, kindControllers } from '../controllers/index.ts';
+import { routineEvents } from './event-policy.ts';
 
-describe('isRoutineEvent', () => {
-  it('puts the Normal events every resource records under the shared budget, WorkloadSecret deliveries included', () => {
+describe('routineEvents', () => {
+  const isRoutine = routineEvents(['Delivered']);
+
+  it('puts the Normal events every resource records, and those a kind declares, under the shared budget', () => {
     for (const reason of [
       'CreatedExternal',
       'UpdatedExternal',
@@ -10,12 +13,20 @@ describe('isRoutineEvent', () => {
       'DeletedExternal',
       'Delivered',
     ])
-      expect(isRoutineEvent({ type: 'Normal', reason, message: 'm' }), reason).toBe(true);
+      expect(isRoutine({ type: 'Normal', reason, message: 'm' }), reason).toBe(true);
   });
 
   it('never budgets a Warning or a Normal event that is not routine', () => {
-    expect(isRoutineEvent({ type: 'Warning', reason: 'Delivered', message: 'm' })).toBe(false);
-    expect(isRoutineEvent({ type: 'Normal', reason: 'AdoptedExternal', message: 'm' })).toBe(false);
-    expect(isRoutineEvent({ type: 'Normal', reason: 'RolloutRestarted', message: 'm' })).toBe(false);
+    expect(isRoutine({ type: 'Warning', reason: 'Delivered', message: 'm' })).toBe(false);
+    expect(isRoutine({ type: 'Normal', reason: 'AdoptedExternal', message: 'm' })).toBe(false);
+    expect(isRoutine({ type: 'Normal', reason: 'RolloutRestarted', message: 'm' })).toBe(false);
+    expect(routineEvents([])({ type: 'Normal', reason: 'Delivered', message: 'm' })).toBe(false);
+  });
+
+  it("takes a kind's routine events from its registration (WorkloadSecret's deliveries)", () => {
+    const declared = [...kindControllers, ...directKindControllers].flatMap(
+      (kind) => kind.routineEvents ?? [],
+    );
+    expect(declared).toContain('Delivered');
   });
 });

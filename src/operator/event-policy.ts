@@ -11,19 +11,24 @@ import { EventCorrelator } from '../runtime/event-correlator.ts';
 import { queueEvents, type QueuedEventRecorder } from '../runtime/event-queue.ts';
 import { createEventRecorder, kubeEventsApi, type EventInput } from '../runtime/events.ts';
 
-/** Normal events every resource records on its way to Ready (or out of existence). */
-export const ROUTINE_EVENT_REASONS: ReadonlySet<string> = new Set([
+/**
+ * Normal events the managed reconciler records for every resource on its way to Ready (or out of
+ * existence). A kind adds its own routine events in its registration (`routineEvents`).
+ */
+export const ROUTINE_EVENT_REASONS: readonly string[] = [
   'CreatedExternal',
   'UpdatedExternal',
   'PublishedSecret',
   'DeletedExternal',
-  // A WorkloadSecret's delivery of changed content (its status carries the hash and time).
-  'Delivered',
-]);
+];
 
-/** Whether `event` is routine (Normal, one of `ROUTINE_EVENT_REASONS`). */
-export function isRoutineEvent(event: EventInput): boolean {
-  return event.type === 'Normal' && ROUTINE_EVENT_REASONS.has(event.reason);
+/**
+ * Whether an event is routine: Normal, and one of `ROUTINE_EVENT_REASONS` or of the reasons the
+ * running kinds declare routine.
+ */
+export function routineEvents(kindReasons: Iterable<string>): (event: EventInput) => boolean {
+  const routine = new Set([...ROUTINE_EVENT_REASONS, ...kindReasons]);
+  return (event) => event.type === 'Normal' && routine.has(event.reason);
 }
 
 export interface OperatorEventsOptions {
@@ -32,6 +37,8 @@ export interface OperatorEventsOptions {
   readonly log: Logger;
   readonly onDropped: () => void;
   readonly onSkipped: (reason: string) => void;
+  /** The routine event reasons the running kinds declare besides `ROUTINE_EVENT_REASONS`. */
+  readonly kindRoutineEvents: Iterable<string>;
 }
 
 /** The recorder the reconcilers use. */
@@ -43,7 +50,7 @@ export function operatorEvents(options: OperatorEventsOptions): QueuedEventRecor
       log: options.log,
     }),
     {
-      correlator: new EventCorrelator({ routine: isRoutineEvent }),
+      correlator: new EventCorrelator({ routine: routineEvents(options.kindRoutineEvents) }),
       onDropped: options.onDropped,
       onSkipped: options.onSkipped,
       log: options.log,

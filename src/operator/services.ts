@@ -1,6 +1,6 @@
 /**
  * `OperatorServices` (what every kind's adapter gets) and the richer `DirectServices` of the
- * connection kinds and Bootstrap, built over the operator's informers and Kubernetes clients.
+ * direct kinds, built over the operator's informers and Kubernetes clients.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';

@@ -36,9 +36,9 @@ export interface StartOperatorOptions {
   readonly leaderElection?: LeaderElectionConfig;
   /** Bound on waiting for in-flight reconciles at stop (default 30 s). */
   readonly gracefulShutdownTimeoutMs?: number;
-  /** Managed kinds to run (default: every kind in `src/controllers/index.ts`). */
+  /** Managed kinds to run (default: every managed kind of the registry, `src/controllers/index.ts`). */
   readonly kinds?: readonly KindController[];
-  /** Direct kinds to run (default: Connection, ClusterConnection, Bootstrap). */
+  /** Direct kinds to run (default: every direct kind of the registry). */
   readonly directKinds?: readonly DirectKindController[];
   /** Grace period before a replaced connection client is closed (default 30 s). */
   readonly clientCloseDelayMs?: number;

@@ -28,7 +28,7 @@ export type ConditionInput = Omit<Condition, 'lastTransitionTime'>;
 export const CONDITION_READY = 'Ready';
 export const CONDITION_SYNCED = 'Synced';
 
-/** The generic reasons, as values to emit (declared with their class in `common-reasons.ts`). */
+/** The reconcile reasons, as values to emit (declared with their class in `common-reasons.ts`). */
 export const Reasons = commonReasons.names;
 
 /** Kubernetes' validation for `Condition.reason`. */

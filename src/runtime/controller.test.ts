@@ -62,21 +62,21 @@ describe('Controller error handling', () => {
     },
     {
       reason: 'terminal is not retried',
-      outcome: new TerminalError(commonReasons.names.InvalidSpec, 'spec.name: required'),
+      outcome: new TerminalError(testReason('InvalidSpec'), 'spec.name: required'),
       delayed: 0,
       result: 'terminal',
       level: 'info',
     },
     {
       reason: 'waiting requeues after its delay',
-      outcome: new WaitingError(commonReasons.names.ReferenceNotReady, 'project p not ready', 30_000),
+      outcome: new WaitingError(testReason('ReferenceNotReady'), 'project p not ready', 30_000),
       delayed: 1,
       result: 'waiting',
       level: 'debug',
     },
     {
       reason: 'rate limited waits for Retry-After',
-      outcome: new RateLimitedError(commonReasons.names.RateLimited, 'slow down', 7_000),
+      outcome: new RateLimitedError(testReason('RateLimited'), 'slow down', 7_000),
       delayed: 1,
       result: 'rate_limited',
       level: 'info',
@@ -90,7 +90,7 @@ describe('Controller error handling', () => {
     },
     {
       reason: 'transient backs off and logs an error',
-      outcome: new TransientError(commonReasons.names.ServiceUnavailable, 'HTTP 503'),
+      outcome: new TransientError(testReason('ServiceUnavailable'), 'HTTP 503'),
       delayed: 1,
       result: 'transient',
       level: 'error',
@@ -121,13 +121,13 @@ describe('Controller error handling', () => {
   it.each([
     {
       reason: 'waiting',
-      outcome: new WaitingError(commonReasons.names.ReferenceNotReady, 'x', 30_000),
+      outcome: new WaitingError(testReason('ReferenceNotReady'), 'x', 30_000),
       notAt: 29_999,
       at: 30_000,
     },
     {
       reason: 'rate limited',
-      outcome: new RateLimitedError(commonReasons.names.RateLimited, 'x', 7_000),
+      outcome: new RateLimitedError(testReason('RateLimited'), 'x', 7_000),
       notAt: 6_999,
       at: 7_000,
     },

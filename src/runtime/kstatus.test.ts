@@ -2,8 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { commonReasons } from './common-reasons.ts';
 import type { Condition } from './conditions.ts';
 import { withKstatusConditions } from './kstatus.ts';
+import { declareReasons } from './reasons.ts';
 
-const R = commonReasons.names;
+/** The reconcile reasons, and reasons of each class the floors above declare (same names and classes). */
+const R = {
+  ...commonReasons.names,
+  ...declareReasons('kstatus-test', {
+    InvalidSpec: { class: 'terminal', conditions: ['Synced'], description: 'd' },
+    AlreadyExists: { class: 'terminal', conditions: ['Synced'], description: 'd' },
+    Rejected: { class: 'terminal', conditions: ['Synced'], description: 'd' },
+    ReferenceNotReady: { class: 'waiting', conditions: ['Synced'], description: 'd' },
+    RateLimited: { class: 'waiting', conditions: ['Synced'], description: 'd' },
+    ServiceUnavailable: { class: 'waiting', conditions: ['Synced'], description: 'd' },
+  }).names,
+};
 const now = new Date('2026-01-01T00:00:00Z');
 const at = '2025-12-31T00:00:00Z';
 

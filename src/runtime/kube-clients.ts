@@ -1,6 +1,6 @@
 /**
  * The few typed Kubernetes calls the operator makes outside its informers — reading, creating,
- * replacing and deleting a Secret or a ConfigMap (WorkloadSecret targets), reading and writing one
+ * replacing and deleting a Secret or a ConfigMap (objects a kind delivers into), reading and writing one
  * custom object —
  * as plain-JSON requests (`kubeRequest`) with the signatures of `@kubernetes/client-node`'s
  * `CoreV1Api` and `CustomObjectsApi`.
@@ -59,7 +59,7 @@ export function plainCoreApi(kubeConfig: KubeConfig): KubeCoreApi {
       (await kubeRequest(kubeConfig, { method: 'DELETE', path: secretPath(namespace, name) })) as V1Secret,
     readNamespacedConfigMap: async ({ namespace, name }) =>
       (await kubeRequest(kubeConfig, { method: 'GET', path: configMapPath(namespace, name) })) as V1ConfigMap,
-    // WorkloadSecret delivers into ConfigMaps too.
+    // Kinds deliver into ConfigMaps too.
     createNamespacedConfigMap: async ({ namespace, body }) =>
       (await kubeRequest(kubeConfig, {
         method: 'POST',

@@ -19,8 +19,8 @@ export const FINALIZER = 'coffer.dev/finalizer';
 export const ANNOTATION_EXTERNAL_ID = 'coffer.dev/external-id';
 
 /**
- * `"true"` lets a resource that names a protected object by id (an identity a Connection
- * authenticates as, or one a Bootstrap created) change or delete it. Without it such an object
+ * `"true"` lets a resource that names a protected object by id (one the operator itself relies on,
+ * such as the identity it authenticates as) change or delete it. Without it such an object
  * is only observed, never written.
  */
 export const ANNOTATION_MANAGE_PROTECTED = 'coffer.dev/manage-protected';

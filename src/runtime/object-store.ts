@@ -16,7 +16,7 @@ export type UpsertOutcome<T> = { kind: 'added' } | { kind: 'updated'; old: T } |
 // Method syntax (not a function-typed property) keeps the store covariant enough that an
 // `Informer<V1Secret>` can be passed where an `Informer<KubeObject>` is expected.
 //
-// Most values and keys have one entry (a SecretBatch's own Secret, one Connection per object): a
+// Most values and keys have one entry (one referenced Secret, one connection per object): a
 // lone entry is kept as the string itself, a Set or array only from the second on. At 10,000
 // objects this saves a Set (~150 bytes) per value and an array per key
 // (`node --expose-gc scripts/bench/object-store-heap.ts`).

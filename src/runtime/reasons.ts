@@ -1,7 +1,7 @@
 /**
  * Condition reasons declared as data. Every reason the operator can set on `Ready` or `Synced` is
- * declared exactly once, in a {@link ReasonTable}: the generic ones in `common-reasons.ts`, a
- * kind's own in `src/controllers/<kind>/reasons.ts`. A declaration carries the reason's class,
+ * declared exactly once, in a {@link ReasonTable}: the generic ones in `common-reasons.ts` (and the
+ * managed floor's, `src/managed/reasons.ts`), a kind's own in `src/controllers/<kind>/reasons.ts`. A declaration carries the reason's class,
  * which decides how GitOps tools read it (the Argo CD health checks are generated from it):
  *
  * | class         | meaning                                   | Argo CD      |

@@ -6,7 +6,7 @@
  * connection waiting for its users, paused), and each object, exactly as the API server returns
  * it, is evaluated by config/argocd/coffer.dev_<Kind>/health.lua in gopher-lua (Argo CD's VM)
  * and in lua5.4, and by kstatus's rules. Each verdict must be the one the class of the reason
- * the operator set calls for (src/runtime/common-reasons.ts, src/controllers/<kind>/reasons.ts).
+ * the operator set calls for (the tables of src/controllers/reasons.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -4,15 +4,11 @@
  */
 import { additionalPrivilegeKind, type AdditionalPrivilegeSpec } from '../../api/v1alpha1/index.ts';
 import type { KindController } from '../kind-controller.ts';
-import {
-  connectionReference,
-  dependenciesFrom,
-  type KindRegistration,
-  type ReferenceDeclaration,
-} from '../registration.ts';
+import { connectionReference, type KindRegistration, type ReferenceDeclaration } from '../registration.ts';
 import { additionalPrivilegeAdapter } from './adapter.ts';
 import type { PrivilegeStatusFields } from './mapping.ts';
 import type { PrivilegeRefs } from './references.ts';
+import { additionalPrivilegeReasons } from './reasons.ts';
 
 /** The coffer.dev objects this kind's spec names. */
 const references: readonly ReferenceDeclaration[] = [
@@ -40,8 +36,6 @@ export const additionalPrivilegeController: KindController<
 > = {
   definition: additionalPrivilegeKind,
   createAdapter: additionalPrivilegeAdapter,
-  // The Identity (with its memberships) or the Project becoming Ready reconciles at once.
-  dependencies: dependenciesFrom(references),
 };
 
 export const additionalPrivilegeRegistration: KindRegistration = {
@@ -49,6 +43,7 @@ export const additionalPrivilegeRegistration: KindRegistration = {
   runtime: { reconciler: 'managed', controller: additionalPrivilegeController },
   references,
   rbac: [],
+  reasons: additionalPrivilegeReasons,
   sample: 'config/samples/additional-privilege.yaml',
   docPage: 'docs/kinds/additional-privilege.md',
   summary: 'Extra (optionally temporary) permissions of an identity in a project.',

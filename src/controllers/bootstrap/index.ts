@@ -9,6 +9,7 @@ import { publishesSecrets, readsConfigMaps, readsSecrets } from '../rbac-needs.t
 import type { KindRegistration } from '../registration.ts';
 import { configMapKeyRefs } from '../../managed/connections/credentials.ts';
 import { bootstrapSync, type BootstrapStatusFields } from './sync.ts';
+import { bootstrapReasons } from './reasons.ts';
 
 export const bootstrapController: DirectKindController<BootstrapSpec, BootstrapStatusFields> = {
   definition: bootstrapKind,
@@ -41,6 +42,7 @@ export const bootstrapRegistration: KindRegistration = {
         'so garbage collection removes it) and replaces its spec when the Bootstrap changes',
     },
   ],
+  reasons: bootstrapReasons,
   sample: 'config/samples/bootstrap.yaml',
   sampleLeftOut: 'the sandbox runs its own Bootstrap',
   docPage: 'docs/kinds/bootstrap.md',

@@ -5,16 +5,12 @@
  */
 import { certificateAuthorityKind, type CertificateAuthoritySpec } from '../../api/v1alpha1/index.ts';
 import type { KindController } from '../kind-controller.ts';
-import {
-  connectionReference,
-  dependenciesFrom,
-  type KindRegistration,
-  type ReferenceDeclaration,
-} from '../registration.ts';
+import { connectionReference, type KindRegistration, type ReferenceDeclaration } from '../registration.ts';
 import { publishesSecrets } from '../rbac-needs.ts';
 import { certificateAuthorityAdapter } from './adapter.ts';
 import type { CaStatusFields } from './mapping.ts';
 import type { CaRefs } from './references.ts';
+import { certificateAuthorityReasons } from './reasons.ts';
 
 /** The coffer.dev objects this kind's spec names. */
 const references: readonly ReferenceDeclaration[] = [
@@ -35,8 +31,6 @@ export const certificateAuthorityController: KindController<
 > = {
   definition: certificateAuthorityKind,
   createAdapter: certificateAuthorityAdapter,
-  // The Project becoming Ready lets a waiting CA be created at once.
-  dependencies: dependenciesFrom(references),
 };
 
 export const certificateAuthorityRegistration: KindRegistration = {
@@ -44,6 +38,7 @@ export const certificateAuthorityRegistration: KindRegistration = {
   runtime: { reconciler: 'managed', controller: certificateAuthorityController },
   references,
   rbac: [publishesSecrets('the CA certificate and chain (spec.outputSecretName)')],
+  reasons: certificateAuthorityReasons,
   sample: 'config/samples/certificate-authority.yaml',
   docPage: 'docs/kinds/certificate-authority.md',
   summary: 'A root or intermediate CA, its certificate published in a Secret.',

@@ -10,13 +10,13 @@ import {
   type ServiceClient,
   unlessNotFound,
 } from '../../client/index.ts';
-import { commonReasons } from '../../runtime/common-reasons.ts';
+import { managedReasons } from '../../managed/reasons.ts';
 import { TerminalError } from '../../runtime/errors.ts';
 import { ANNOTATION_EXTERNAL_ID } from '../../runtime/object-meta.ts';
 import { immutableMismatch, PENDING_CERTIFICATE } from './mapping.ts';
 
 /** Condition reason when the CA found is not the one the spec describes. */
-export const SPEC_MISMATCH = commonReasons.names.SpecMismatch;
+export const SPEC_MISMATCH = managedReasons.names.SpecMismatch;
 
 /** The CA with `id`, or undefined when there is none. */
 export function getCa(

@@ -8,11 +8,12 @@
 import { clusterConnectionKind, type ClusterConnectionSpec } from '../../api/v1alpha1/index.ts';
 import type { DirectKindController } from '../../managed/direct/kind.ts';
 import { readsConfigMaps, readsSecrets } from '../rbac-needs.ts';
-import { dependenciesFrom, type KindRegistration } from '../registration.ts';
+import type { KindRegistration } from '../registration.ts';
 import { configMapKeyRefs, secretKeyRefs } from '../../managed/connections/credentials.ts';
 import { serviceAccountLoginRbac } from '../connection/rbac.ts';
 import { connectionReferences } from '../connection/references.ts';
 import { connectionSync, type ConnectionStatusFields } from '../connection/sync.ts';
+import { connectionRegistration } from '../connection/index.ts';
 
 export const clusterConnectionController: DirectKindController<
   ClusterConnectionSpec,
@@ -23,8 +24,6 @@ export const clusterConnectionController: DirectKindController<
   referencedSecrets: (obj) => secretKeyRefs(obj.spec, undefined),
   referencedConfigMaps: (obj) => configMapKeyRefs(obj.spec, undefined),
   heldByDependents: true,
-  // The Identity an identityRef names becoming Ready (or changing its id) is picked up at once.
-  dependencies: dependenciesFrom(connectionReferences),
 };
 
 export const clusterConnectionRegistration: KindRegistration = {
@@ -45,6 +44,8 @@ export const clusterConnectionRegistration: KindRegistration = {
         '(list + watch, no single gets); read-only',
     },
   ],
+  // The Connection's sync, so the Connection's reasons.
+  reasons: connectionRegistration.reasons,
   sample: 'config/samples/cluster-connection.yaml',
   docPage: 'docs/kinds/cluster-connection.md',
   summary: 'The same, shared with the namespaces it admits.',

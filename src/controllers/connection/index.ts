@@ -7,11 +7,12 @@
 import { connectionKind, type ConnectionSpec } from '../../api/v1alpha1/index.ts';
 import type { DirectKindController } from '../../managed/direct/kind.ts';
 import { readsConfigMaps, readsSecrets } from '../rbac-needs.ts';
-import { dependenciesFrom, type KindRegistration } from '../registration.ts';
+import type { KindRegistration } from '../registration.ts';
 import { configMapKeyRefs, secretKeyRefs } from '../../managed/connections/credentials.ts';
 import { serviceAccountLoginRbac } from './rbac.ts';
 import { connectionReferences } from './references.ts';
 import { connectionSync, type ConnectionStatusFields } from './sync.ts';
+import { connectionReasons } from './reasons.ts';
 
 export const connectionController: DirectKindController<ConnectionSpec, ConnectionStatusFields> = {
   definition: connectionKind,
@@ -19,8 +20,6 @@ export const connectionController: DirectKindController<ConnectionSpec, Connecti
   referencedSecrets: (obj) => secretKeyRefs(obj.spec, obj.metadata.namespace),
   referencedConfigMaps: (obj) => configMapKeyRefs(obj.spec, obj.metadata.namespace),
   heldByDependents: true,
-  // The Identity an identityRef names becoming Ready (or changing its id) is picked up at once.
-  dependencies: dependenciesFrom(connectionReferences),
 };
 
 export const connectionRegistration: KindRegistration = {
@@ -32,6 +31,7 @@ export const connectionRegistration: KindRegistration = {
     readsConfigMaps('the CA bundle of a custom service TLS root'),
     ...serviceAccountLoginRbac,
   ],
+  reasons: connectionReasons,
   sample: 'config/samples/connection.yaml',
   sampleLeftOut: 'the sandbox gets its Connection "coffer" from its own Bootstrap',
   docPage: 'docs/kinds/connection.md',

@@ -6,16 +6,11 @@
 import { identityAuthKind, type IdentityAuthSpec } from '../../api/v1alpha1/index.ts';
 import type { ManagedObject } from '../../managed/external-client.ts';
 import type { KindController, NamedRef } from '../kind-controller.ts';
-import {
-  connectionReference,
-  announcedFrom,
-  dependenciesFrom,
-  type KindRegistration,
-  type ReferenceDeclaration,
-} from '../registration.ts';
+import { connectionReference, type KindRegistration, type ReferenceDeclaration } from '../registration.ts';
 import { publishesSecrets } from '../rbac-needs.ts';
 import { identityAuthAdapter } from './adapter.ts';
 import type { IdentityAuthRefs, IdentityAuthStatusFields } from './status.ts';
+import { identityAuthReasons } from './reasons.ts';
 
 /** The coffer.dev objects this kind's spec names. */
 const references: readonly ReferenceDeclaration[] = [
@@ -43,10 +38,6 @@ export const identityAuthController: KindController<
 > = {
   definition: identityAuthKind,
   createAdapter: identityAuthAdapter,
-  // The Identity becoming Ready (or getting its id) lets a waiting IdentityAuth attach at once.
-  dependencies: dependenciesFrom(references),
-  // Attaching the method (getting Ready) wakes the Connections logging in as the Identity.
-  announces: announcedFrom(references),
   // A changed reviewer token or CA reaches the service within seconds.
   referencedSecrets: (obj) => sameNamespace(obj, obj.spec.kubernetes?.tokenReviewerJwtSecretRef),
   referencedConfigMaps: (obj) => sameNamespace(obj, obj.spec.kubernetes?.caCertConfigMapRef),
@@ -57,6 +48,7 @@ export const identityAuthRegistration: KindRegistration = {
   runtime: { reconciler: 'managed', controller: identityAuthController },
   references,
   rbac: [publishesSecrets('issued credentials (tokens, client secrets)')],
+  reasons: identityAuthReasons,
   sample: 'config/samples/identity-auth.yaml',
   docPage: 'docs/kinds/identity-auth.md',
   summary: 'An authentication method of an identity (incl. Kubernetes auth), with issued credentials.',

@@ -1,6 +1,6 @@
 /**
- * Reasons of IdentityAuth beyond the generic ones (src/runtime/common-reasons.ts): what the
- * Kubernetes and cluster-issuer JWT methods read from the cluster.
+ * Reasons of IdentityAuth beyond the generic ones (src/runtime/common-reasons.ts,
+ * src/managed/reasons.ts): what the Kubernetes and cluster-issuer JWT methods read from the cluster.
  * Declared once with their class; see src/runtime/reasons.ts.
  */
 import { declareReasons } from '../../runtime/reasons.ts';

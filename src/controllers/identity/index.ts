@@ -4,16 +4,12 @@
  */
 import { identityKind, type IdentitySpec } from '../../api/v1alpha1/index.ts';
 import type { KindController } from '../kind-controller.ts';
-import {
-  connectionReference,
-  dependenciesFrom,
-  type KindRegistration,
-  type ReferenceDeclaration,
-} from '../registration.ts';
+import { connectionReference, type KindRegistration, type ReferenceDeclaration } from '../registration.ts';
 import { publishesSecrets } from '../rbac-needs.ts';
 import { identityAdapter } from './adapter.ts';
 import type { IdentityStatusFields } from './mapping.ts';
 import type { IdentityRefs } from './references.ts';
+import { identityReasons } from './reasons.ts';
 
 /** The coffer.dev objects this kind's spec names. */
 const references: readonly ReferenceDeclaration[] = [
@@ -37,8 +33,6 @@ const references: readonly ReferenceDeclaration[] = [
 export const identityController: KindController<IdentitySpec, IdentityRefs, IdentityStatusFields> = {
   definition: identityKind,
   createAdapter: identityAdapter,
-  // A Project or ProjectRole becoming Ready lets a waiting membership be granted at once.
-  dependencies: dependenciesFrom(references),
 };
 
 export const identityRegistration: KindRegistration = {
@@ -46,6 +40,7 @@ export const identityRegistration: KindRegistration = {
   runtime: { reconciler: 'managed', controller: identityController },
   references,
   rbac: [publishesSecrets('the identity id and organization id (spec.outputSecretName)')],
+  reasons: identityReasons,
   sample: 'config/samples/identity.yaml',
   docPage: 'docs/kinds/identity.md',
   summary: 'A machine identity and its project memberships.',

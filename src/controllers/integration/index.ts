@@ -6,17 +6,13 @@
  */
 import { integrationKind, type IntegrationSpec } from '../../api/v1alpha1/index.ts';
 import type { KindController } from '../kind-controller.ts';
-import {
-  connectionReference,
-  dependenciesFrom,
-  type KindRegistration,
-  type ReferenceDeclaration,
-} from '../registration.ts';
+import { connectionReference, type KindRegistration, type ReferenceDeclaration } from '../registration.ts';
 import { readsSecrets } from '../rbac-needs.ts';
 import { integrationAdapter } from './adapter.ts';
 import { referencedSecrets } from './credentials.ts';
 import type { IntegrationStatusFields } from './mapping.ts';
 import type { IntegrationRefs } from './references.ts';
+import { integrationReasons } from './reasons.ts';
 
 /** The coffer.dev objects this kind's spec names. */
 const references: readonly ReferenceDeclaration[] = [
@@ -39,8 +35,6 @@ export const integrationController: KindController<
   createAdapter: integrationAdapter,
   // A rotated credential reaches the service within seconds.
   referencedSecrets,
-  // The Project becoming Ready lets a waiting Integration proceed at once.
-  dependencies: dependenciesFrom(references),
 };
 
 export const integrationRegistration: KindRegistration = {
@@ -48,6 +42,7 @@ export const integrationRegistration: KindRegistration = {
   runtime: { reconciler: 'managed', controller: integrationController },
   references,
   rbac: [readsSecrets('the credentials of the external platform')],
+  reasons: integrationReasons,
   sample: 'config/samples/integration.yaml',
   sampleLeftOut: 'it needs real AWS credentials and a service that still creates integrations',
   docPage: 'docs/kinds/integration.md',

@@ -7,7 +7,7 @@
 import type { IntegrationSpec } from '../../api/v1alpha1/index.ts';
 import { type Integration, type ServiceClient, unlessNotFound } from '../../client/index.ts';
 import type { ExternalContext, ManagedObject } from '../../managed/external-client.ts';
-import { commonReasons } from '../../runtime/common-reasons.ts';
+import { managedReasons } from '../../managed/reasons.ts';
 import { TerminalError } from '../../runtime/errors.ts';
 import { ANNOTATION_EXTERNAL_ID } from '../../runtime/object-meta.ts';
 import { standingRefusal } from './create.ts';
@@ -55,7 +55,7 @@ export async function findIntegration(
 export function checkType(obj: Obj, integration: Integration): void {
   if (integration.integration === obj.spec.integration) return;
   throw new TerminalError(
-    commonReasons.names.SpecMismatch,
+    managedReasons.names.SpecMismatch,
     `cannot manage integration ${integration.id}: it is a ${integration.integration} integration, the spec ` +
       `says ${obj.spec.integration}; set ${ANNOTATION_EXTERNAL_ID} to an integration of that type`,
   );

@@ -9,7 +9,7 @@ import {
 } from '../../client/index.ts';
 import { WaitingError } from '../../runtime/errors.ts';
 import { outcomeOf, sameState } from './outcome.ts';
-import { commonReasons } from '../../runtime/common-reasons.ts';
+import { managedReasons } from '../../managed/reasons.ts';
 
 const timing = { refusedRetryMs: 600_000, tooManyRetryMs: 60_000 };
 const op = 'events.subscribe';
@@ -63,7 +63,7 @@ describe('outcomeOf', () => {
     ['a broken connection', new NetworkError({ operation: op, status: 0, message: 'reset' }), 'Disconnected'],
     [
       'a connection that is not Ready',
-      new WaitingError(commonReasons.names.ReferenceNotReady, 'Connection x is not Ready', 1000),
+      new WaitingError(managedReasons.names.ReferenceNotReady, 'Connection x is not Ready', 1000),
       'ConnectionNotReady',
     ],
   ])('%s → Connecting with backoff', (_reason, error, reason) => {

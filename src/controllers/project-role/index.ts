@@ -4,15 +4,11 @@
  */
 import { projectRoleKind, type ProjectRoleSpec } from '../../api/v1alpha1/index.ts';
 import type { KindController } from '../kind-controller.ts';
-import {
-  connectionReference,
-  dependenciesFrom,
-  type KindRegistration,
-  type ReferenceDeclaration,
-} from '../registration.ts';
+import { connectionReference, type KindRegistration, type ReferenceDeclaration } from '../registration.ts';
 import { projectRoleAdapter } from './adapter.ts';
 import type { ProjectRoleStatusFields } from './mapping.ts';
 import type { ProjectRoleRefs } from './references.ts';
+import { projectRoleReasons } from './reasons.ts';
 
 /** The coffer.dev objects this kind's spec names. */
 const references: readonly ReferenceDeclaration[] = [
@@ -33,8 +29,6 @@ export const projectRoleController: KindController<
 > = {
   definition: projectRoleKind,
   createAdapter: projectRoleAdapter,
-  // The Project becoming Ready lets a waiting role be created at once.
-  dependencies: dependenciesFrom(references),
 };
 
 export const projectRoleRegistration: KindRegistration = {
@@ -42,6 +36,7 @@ export const projectRoleRegistration: KindRegistration = {
   runtime: { reconciler: 'managed', controller: projectRoleController },
   references,
   rbac: [],
+  reasons: projectRoleReasons,
   sample: 'config/samples/project-role.yaml',
   docPage: 'docs/kinds/project-role.md',
   summary: 'A custom role in a project.',

@@ -7,12 +7,12 @@ import { projectTemplateKind, type ProjectTemplateSpec } from '../../api/v1alpha
 import type { KindController } from '../kind-controller.ts';
 import {
   clusterConnectionReference,
-  dependenciesFrom,
   type KindRegistration,
   type ReferenceDeclaration,
 } from '../registration.ts';
 import { projectTemplateAdapter } from './adapter.ts';
 import type { ProjectTemplateStatusFields } from './mapping.ts';
+import { projectTemplateReasons } from './reasons.ts';
 
 /** The coffer.dev objects this kind's spec names. */
 const references: readonly ReferenceDeclaration[] = [clusterConnectionReference];
@@ -24,7 +24,6 @@ export const projectTemplateController: KindController<
 > = {
   definition: projectTemplateKind,
   createAdapter: projectTemplateAdapter,
-  dependencies: dependenciesFrom(references),
 };
 
 export const projectTemplateRegistration: KindRegistration = {
@@ -32,6 +31,7 @@ export const projectTemplateRegistration: KindRegistration = {
   runtime: { reconciler: 'managed', controller: projectTemplateController },
   references,
   rbac: [],
+  reasons: projectTemplateReasons,
   sample: 'config/samples/project-template.yaml',
   docPage: 'docs/kinds/project-template.md',
   summary: 'An organization-wide project template.',

@@ -4,14 +4,10 @@
  */
 import { projectKind, type ProjectSpec } from '../../api/v1alpha1/index.ts';
 import type { KindController } from '../kind-controller.ts';
-import {
-  connectionReference,
-  dependenciesFrom,
-  type KindRegistration,
-  type ReferenceDeclaration,
-} from '../registration.ts';
+import { connectionReference, type KindRegistration, type ReferenceDeclaration } from '../registration.ts';
 import { projectAdapter, type ProjectRefs } from './adapter.ts';
 import type { ProjectStatusFields } from './mapping.ts';
+import { projectReasons } from './reasons.ts';
 
 /** The coffer.dev objects this kind's spec names. */
 const references: readonly ReferenceDeclaration[] = [
@@ -28,8 +24,6 @@ const references: readonly ReferenceDeclaration[] = [
 export const projectController: KindController<ProjectSpec, ProjectRefs, ProjectStatusFields> = {
   definition: projectKind,
   createAdapter: projectAdapter,
-  // A ProjectTemplate becoming Ready lets a waiting Project be created at once.
-  dependencies: dependenciesFrom(references),
 };
 
 export const projectRegistration: KindRegistration = {
@@ -37,6 +31,7 @@ export const projectRegistration: KindRegistration = {
   runtime: { reconciler: 'managed', controller: projectController },
   references,
   rbac: [],
+  reasons: projectReasons,
   sample: 'config/samples/project.yaml',
   docPage: 'docs/kinds/project.md',
   summary: 'A project and its environments.',

@@ -1,5 +1,5 @@
 /**
- * Reasons of Project: only the generic ones (src/runtime/common-reasons.ts).
+ * Reasons of Project: only the generic ones (src/runtime/common-reasons.ts, src/managed/reasons.ts).
  * Declared once with their class; see src/runtime/reasons.ts.
  */
 import { declareReasons } from '../../runtime/reasons.ts';

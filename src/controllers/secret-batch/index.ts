@@ -5,18 +5,14 @@
  */
 import { secretBatchKind, type SecretBatchSpec } from '../../api/v1alpha1/index.ts';
 import type { KindController } from '../kind-controller.ts';
-import {
-  connectionReference,
-  dependenciesFrom,
-  type KindRegistration,
-  type ReferenceDeclaration,
-} from '../registration.ts';
+import { connectionReference, type KindRegistration, type ReferenceDeclaration } from '../registration.ts';
 import { readsSecrets } from '../rbac-needs.ts';
 import { projectEventHub } from '../project-events/index.ts';
 import { secretBatchAdapter } from './adapter.ts';
 import type { SecretBatchStatusFields } from './mapping.ts';
 import type { SecretBatchRefs } from './references.ts';
 import { referencedSecrets } from './values.ts';
+import { secretBatchReasons } from './reasons.ts';
 
 const KIND = 'SecretBatch';
 
@@ -41,8 +37,6 @@ export const secretBatchController: KindController<
   createAdapter: (services) => secretBatchAdapter(services, projectEventHub(services, KIND)),
   // A changed source Secret reaches the service within seconds.
   referencedSecrets: (obj) => referencedSecrets(obj.metadata.namespace, obj.spec),
-  // The Project becoming Ready (or getting environments) lets a waiting batch write at once.
-  dependencies: dependenciesFrom(references),
   startBackground: (services, signal) => projectEventHub(services, KIND).start(signal),
 };
 
@@ -51,6 +45,7 @@ export const secretBatchRegistration: KindRegistration = {
   runtime: { reconciler: 'managed', controller: secretBatchController },
   references,
   rbac: [readsSecrets('the Secrets its values come from (spec.secrets[].valueFrom, spec.fromSecret)')],
+  reasons: secretBatchReasons,
   sample: 'config/samples/secret-batch.yaml',
   docPage: 'docs/kinds/secret-batch.md',
   summary: 'Secrets pushed into a project environment and folder, from literals or a Secret.',

@@ -10,6 +10,7 @@ import { TerminalError, WaitingError } from '../../runtime/errors.ts';
 import type { NamedRef, SecretSource } from '../kind-controller.ts';
 import { byKey, type DesiredSecret } from './mapping.ts';
 import { commonReasons } from '../../runtime/common-reasons.ts';
+import { managedReasons } from '../../managed/reasons.ts';
 import { secretBatchReasons } from './reasons.ts';
 
 /** Requeue while a referenced Secret or key is missing (its creation re-triggers at once anyway). */
@@ -60,7 +61,7 @@ function listedValue(item: Listed, secrets: ReadonlyMap<string, Readonly<Record<
   const ref = item.valueFrom?.secretKeyRef;
   if (!ref)
     throw new TerminalError(
-      commonReasons.names.InvalidSpec,
+      managedReasons.names.InvalidSpec,
       `invalid spec: secret ${item.key} has no value source`,
     );
   const value = secrets.get(ref.name)?.[ref.key];
@@ -106,7 +107,7 @@ function fromSecretKeys(
     if (listed.has(key)) continue;
     if (!validKey.test(key)) {
       throw new TerminalError(
-        commonReasons.names.InvalidKey,
+        managedReasons.names.InvalidKey,
         `cannot push key ${dataKey} of Secret ${source.name}: the service key "${key}" must not contain ":", "/" or whitespace`,
       );
     }

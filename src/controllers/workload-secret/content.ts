@@ -22,7 +22,7 @@
 import { createHmac } from 'node:crypto';
 import type { WorkloadSecretTargetType } from '../../api/v1alpha1/index.ts';
 import { TerminalError } from '../../runtime/errors.ts';
-import { commonReasons } from '../../runtime/common-reasons.ts';
+import { managedReasons } from '../../managed/reasons.ts';
 import { workloadSecretReasons } from './reasons.ts';
 
 /** Kubernetes' limit on the summed value bytes of a Secret's or ConfigMap's data. */
@@ -57,7 +57,7 @@ function checkKeys(data: Readonly<Record<string, string>>): void {
     const why = invalidKeyReason(key);
     if (why)
       throw new TerminalError(
-        commonReasons.names.InvalidKey,
+        managedReasons.names.InvalidKey,
         `key ${quoted(key)} is not a valid Secret/ConfigMap key: ${why}; exclude it or rename it with a template`,
       );
   }
@@ -82,7 +82,7 @@ export function checkContent(data: Readonly<Record<string, string>>): void {
   const bytes = contentBytes(data);
   if (bytes > MAX_CONTENT_BYTES)
     throw new TerminalError(
-      commonReasons.names.TooLarge,
+      managedReasons.names.TooLarge,
       `the content to deliver is ${bytes} bytes, over the ${MAX_CONTENT_BYTES} bytes (1 MiB) a Secret or ` +
         'ConfigMap may hold; narrow the sources with include/exclude or split them',
     );
@@ -139,14 +139,14 @@ export function checkSecretType(type: string, data: Readonly<Record<string, stri
   const rule = typeRules[type as WorkloadSecretTargetType] as TypeRule | undefined;
   if (!rule)
     throw new TerminalError(
-      commonReasons.names.InvalidSpec,
+      managedReasons.names.InvalidSpec,
       `invalid spec: spec.target.secret.type: ${quoted(type)} is not a type a WorkloadSecret may write ` +
         `(${Object.keys(typeRules).join(', ')})`,
     );
   const missing = missingFor(rule, data);
   if (missing)
     throw new TerminalError(
-      commonReasons.names.InvalidSpec,
+      managedReasons.names.InvalidSpec,
       `invalid spec: a Secret of type ${type} needs ${missing}; deliver them (e.g. with a template) or ` +
         'change spec.target.secret.type',
     );

@@ -7,16 +7,12 @@
 import { workloadSecretKind, type WorkloadSecretSpec } from '../../api/v1alpha1/index.ts';
 import type { DirectKindController } from '../../managed/direct/kind.ts';
 import type { ManagedObject } from '../../managed/external-client.ts';
-import {
-  connectionReference,
-  dependenciesFrom,
-  type KindRegistration,
-  type ReferenceDeclaration,
-} from '../registration.ts';
+import { connectionReference, type KindRegistration, type ReferenceDeclaration } from '../registration.ts';
 import type { NamedRef } from '../kind-controller.ts';
 import { startLiveDelivery } from './live-delivery.ts';
 import { restartsWorkloads } from './rollout/rbac.ts';
 import { workloadSecretSync, type WorkloadSecretStatusFields } from './sync.ts';
+import { workloadSecretReasons } from './reasons.ts';
 
 function targetName(obj: ManagedObject<WorkloadSecretSpec>, kind: 'secret' | 'configMap'): NamedRef[] {
   const target = obj.spec.target[kind];
@@ -39,8 +35,6 @@ export const workloadSecretController: DirectKindController<WorkloadSecretSpec, 
     createSync: (services) => workloadSecretSync(services),
     referencedSecrets: (obj) => targetName(obj, 'secret'),
     referencedConfigMaps: (obj) => targetName(obj, 'configMap'),
-    usesConnection: true,
-    dependencies: dependenciesFrom([projectReference]),
     startBackground: startLiveDelivery,
   };
 
@@ -63,6 +57,9 @@ export const workloadSecretRegistration: KindRegistration = {
     },
     ...restartsWorkloads,
   ],
+  reasons: workloadSecretReasons,
+  // A delivery of changed content (the status carries the hash and time).
+  routineEvents: ['Delivered'],
   sample: 'config/samples/workload-secret.yaml',
   docPage: 'docs/kinds/workload-secret.md',
   summary:

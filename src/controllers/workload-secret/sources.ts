@@ -21,7 +21,7 @@ import type { ManagedObject } from '../../managed/external-client.ts';
 import { resolveReference, type ReferencedObject } from '../../managed/references.ts';
 import type { OperatorServices } from '../../managed/kind-services.ts';
 import { TerminalError, WaitingError } from '../../runtime/errors.ts';
-import { commonReasons } from '../../runtime/common-reasons.ts';
+import { managedReasons } from '../../managed/reasons.ts';
 import { keyFilter } from './globs.ts';
 import type { SourcePairs } from './merge.ts';
 import { workloadSecretReasons } from './reasons.ts';
@@ -61,7 +61,7 @@ export async function projectAddress(
   if (source.projectId) return { workspaceId: source.projectId };
   if (source.projectSlug) return { projectSlug: source.projectSlug };
   const ref = source.projectRef;
-  if (!ref) throw new TerminalError(commonReasons.names.InvalidSpec, 'a source names no project');
+  if (!ref) throw new TerminalError(managedReasons.names.InvalidSpec, 'a source names no project');
   const context = {
     deleting: false,
     waitRequeueMs: SOURCE_WAIT_MS,
@@ -105,7 +105,7 @@ function refuseMasked(secrets: readonly Secret[], where: string): void {
   const masked = secrets.find((s) => s.secretValueHidden === true);
   if (masked)
     throw new TerminalError(
-      commonReasons.names.Forbidden,
+      managedReasons.names.Forbidden,
       `the connection's identity may not read the value of ${JSON.stringify(masked.secretKey)} (${where}); ` +
         'grant it readValue on the folder, or exclude the key',
     );

@@ -3,7 +3,7 @@
  * those whose labels match `allowedNamespaces.selector` (Kubernetes label-selector semantics:
  * matchLabels and matchExpressions ANDed; `{}` matches every namespace).
  */
-import { commonReasons } from '../../runtime/common-reasons.ts';
+import { managedReasons } from '../reasons.ts';
 
 /** A Kubernetes label selector. */
 export interface LabelSelector {
@@ -22,7 +22,7 @@ export interface AllowedNamespaces {
 }
 
 /** Condition reason of a resource whose namespace the ClusterConnection does not admit. */
-export const NAMESPACE_NOT_ALLOWED = commonReasons.names.NamespaceNotAllowed;
+export const NAMESPACE_NOT_ALLOWED = managedReasons.names.NamespaceNotAllowed;
 
 type Requirement = NonNullable<LabelSelector['matchExpressions']>[number];
 

@@ -10,7 +10,7 @@ import type { JwtLoginMethod, JwtSupplier, TlsOptions } from '../../client/index
 import type { ServiceAccountLogin } from '../../api/v1alpha1/index.ts';
 import type { ConfigMapSource, SecretSource, ServiceAccountTokenService } from '../kind-services.ts';
 import { serviceAccountCredentials } from './service-account-credentials.ts';
-import { commonReasons } from '../../runtime/common-reasons.ts';
+import { managedReasons } from '../reasons.ts';
 
 /** A key of a Secret or ConfigMap; `namespace` only on ClusterConnection references. */
 export interface KeyRef {
@@ -51,7 +51,7 @@ export interface Credentials {
 }
 
 /** Reason of the condition when a referenced Secret, ConfigMap or key is missing. */
-export const CREDENTIALS_NOT_FOUND = commonReasons.names.CredentialsNotFound;
+export const CREDENTIALS_NOT_FOUND = managedReasons.names.CredentialsNotFound;
 
 /** A referenced Secret/ConfigMap or key is missing or empty. The message names it, never a value. */
 export class MissingCredentialsError extends Error {

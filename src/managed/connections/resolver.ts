@@ -57,7 +57,7 @@ import {
 } from '../../runtime/object-meta.ts';
 import { ConnectionClientFactory, type ConnectionClient } from './clients.ts';
 import { LoginIdentityNotReadyError, loginIdentityId, withLoginIdentity } from './login-identity.ts';
-import { commonReasons } from '../../runtime/common-reasons.ts';
+import { managedReasons } from '../reasons.ts';
 
 export type ConnectionKindName = 'Connection' | 'ClusterConnection';
 
@@ -164,13 +164,13 @@ function connectionRefOf(obj: ManagedObject<unknown>): ConnectionRef {
   const ref = (obj.spec as { connectionRef?: { kind?: string; name?: string } } | undefined)?.connectionRef;
   if (!ref?.name)
     throw new TerminalError(
-      commonReasons.names.InvalidSpec,
+      managedReasons.names.InvalidSpec,
       'invalid spec: spec.connectionRef.name is required',
     );
   const kind = ref.kind === 'ClusterConnection' ? 'ClusterConnection' : 'Connection';
   if (kind === 'Connection' && !obj.metadata.namespace) {
     throw new TerminalError(
-      commonReasons.names.InvalidSpec,
+      managedReasons.names.InvalidSpec,
       'invalid spec: a cluster-scoped resource must reference a ClusterConnection',
     );
   }

@@ -22,10 +22,10 @@ import {
   type ObjectPatcher,
 } from '../../runtime/object-meta.ts';
 import { DEPENDENTS_FINALIZER, type DirectOutcome } from './kind.ts';
-import { commonReasons } from '../../runtime/common-reasons.ts';
+import { managedReasons } from '../reasons.ts';
 
 /** Condition reason while a connection being deleted waits for its dependents. */
-export const DELETION_WAITING = commonReasons.names.DeletionWaiting;
+export const DELETION_WAITING = managedReasons.names.DeletionWaiting;
 
 /** How many dependents `status.waitingFor` lists (the CRD allows no more). */
 export const MAX_LISTED_DEPENDENTS = 10;

@@ -1,5 +1,5 @@
 /**
- * Kinds that do not mirror a service object (Connection, ClusterConnection, Bootstrap) are
+ * Kinds that do not mirror a service object (their registration says `reconciler: 'direct'`) are
  * reconciled by a small dedicated reconciler (`reconciler.ts`) instead of the managed one:
  * they have no external id and no deletion policy. Their status has the same shape as every other
  * kind's: `Ready` and `Synced` conditions with `observedGeneration`.
@@ -110,10 +110,15 @@ export interface DirectKindController<Spec = any, Status extends AdapterStatus =
   referencedConfigMaps?(obj: ManagedObject<Spec>): readonly NamedRef[];
   /** Kinds whose objects this kind creates and owns (e.g. Bootstrap → Connection): watched by owner. */
   readonly ownedKinds?: readonly string[];
-  /** True for kinds with a `spec.connectionRef`: a change of that connection reconciles them at once. */
+  /**
+   * True for kinds with a `spec.connectionRef`: a change of that connection reconciles them at once.
+   * Filled in from the kind's declared references (`src/controllers/index.ts`), like `dependencies`.
+   */
   readonly usesConnection?: boolean;
   /** Objects this one depends on (e.g. a Project): their readiness changes reconcile it at once. */
   dependencies?(obj: ManagedObject<Spec>): readonly (NamedRef & { readonly kind: string })[];
+  /** Normal event reasons recorded under the routine budget (e.g. a delivery). */
+  readonly routineEvents?: readonly string[];
   /** True for connection kinds: deletion waits for the resources that use it (module comment). */
   readonly heldByDependents?: boolean;
   /** Background work while leading (e.g. event streams); stops when `signal` aborts. */
