@@ -46,7 +46,7 @@ export function runCommand(
       if (code === 0) resolve(stdout);
       else {
         const how = signal ? `signal ${signal}` : `exit status ${code}`;
-        reject(new Error(`${command} ${args[0] ?? ''} failed (${how}):\n${tail.join('\n')}`));
+        reject(new Error(`${[command, ...args].join(' ')} failed (${how}):\n${tail.join('\n')}`));
       }
     });
   });

@@ -88,6 +88,7 @@ export async function buildOperatorImage(options: BuildOperatorImageOptions = {}
   const root = packageFile('').pathname;
   const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string })
     .version;
+  const commit = await revision(root);
   await buildah(
     storage,
     [
@@ -103,7 +104,13 @@ export async function buildOperatorImage(options: BuildOperatorImageOptions = {}
       '--build-arg',
       `VERSION=${version}`,
       '--build-arg',
-      `REVISION=${await revision(root)}`,
+      `REVISION=${commit}`,
+      // buildah's layer cache matches a LABEL step by its text, not by the build arguments it
+      // expands: without these a cached step would keep an earlier build's version and commit.
+      '--label',
+      `org.opencontainers.image.version=${version}`,
+      '--label',
+      `org.opencontainers.image.revision=${commit}`,
       '-f',
       join(root, 'Dockerfile'),
       '-t',
