@@ -3,14 +3,14 @@
  * (daemonless, `--pull=never`) on the local base images of bases.ts, written as an OCI archive
  * that `ctr images import` loads into a containerd (a node's, for its Pods).
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageFile } from '../../runtime/package-root.ts';
 import { cacheDir } from '../control-plane/binaries.ts';
 import { readArchive, type ImageConfig } from './archive.ts';
 import { ensureBaseImages, type BaseImages } from './bases.ts';
-import { buildah, imageStorage } from './buildah.ts';
-import { runCommand } from './command.ts';
+import { buildah, imageStorage, type ImageStorage } from './buildah.ts';
+import { runCommand, type CommandOptions } from './command.ts';
 
 /** The name the image is built and imported under unless told otherwise. */
 export const defaultImageReference = 'coffer.local/coffer:dev';
@@ -38,7 +38,10 @@ export interface OperatorImage {
   readonly compressedBytes: number;
   /** The layers uncompressed. */
   readonly unpackedBytes: number;
-  /** Wall-clock seconds of the whole build, base images included when they were built. */
+  /**
+   * Wall-clock seconds of the whole build, base images included when they were built (and the
+   * archive's writing, skipped when it already holds this image).
+   */
   readonly seconds: number;
   /** The base images the Dockerfile was built on, and whether this build made them. */
   readonly bases: BaseImages;
@@ -68,6 +71,29 @@ async function revision(root: string): Promise<string> {
   } catch {
     return 'unknown';
   }
+}
+
+/**
+ * Writes the image `reference` as the OCI archive `archive` (through a temporary name, so a
+ * concurrent build never reads half an archive), unless `archive` already holds this very image:
+ * `<archive>.image-id` records the image ID (its config digest) the archive was written from.
+ */
+async function writeArchive(
+  storage: ImageStorage,
+  reference: string,
+  archive: string,
+  options: CommandOptions,
+): Promise<void> {
+  const id = (
+    await buildah(storage, ['inspect', '--type', 'image', '--format', '{{.FromImageID}}', reference])
+  ).trim();
+  const idFile = `${archive}.image-id`;
+  if (existsSync(archive) && existsSync(idFile) && readFileSync(idFile, 'utf8') === id) return;
+  const partial = `${archive}.${process.pid}.partial`;
+  rmSync(partial, { force: true });
+  await buildah(storage, ['push', '--quiet', reference, `oci-archive:${partial}:${reference}`], options);
+  renameSync(partial, archive);
+  writeFileSync(idFile, id);
 }
 
 /**
@@ -119,8 +145,7 @@ export async function buildOperatorImage(options: BuildOperatorImageOptions = {}
     ],
     run,
   );
-  rmSync(archive, { force: true });
-  await buildah(storage, ['push', '--quiet', reference, `oci-archive:${archive}:${reference}`], run);
+  await writeArchive(storage, reference, archive, run);
   const image = await readArchive(archive);
   const seconds = (performance.now() - started) / 1000;
   return { archive, reference, seconds, bases, ...image };
