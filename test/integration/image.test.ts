@@ -62,6 +62,7 @@ describe('the operator image', () => {
       'org.opencontainers.image.title': 'coffer',
       'org.opencontainers.image.version': packageVersion,
       'org.opencontainers.image.revision': head.trim(),
+      'org.opencontainers.image.base.name': image.bases.runtime,
     });
   });
 

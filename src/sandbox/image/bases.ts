@@ -101,7 +101,7 @@ async function npmPackage(spec: string, dir: string, options: CommandOptions): P
 
 /**
  * Returns the base images in `storage`, building those missing (a few minutes, most of it
- * mmdebstrap) in `<workDir>/<key>`, removed afterwards.
+ * mmdebstrap) in `<workDir>/<key>-<pid>`, removed afterwards.
  */
 export async function ensureBaseImages(
   storage: ImageStorage,
@@ -116,7 +116,8 @@ export async function ensureBaseImages(
   if ((await hasImage(storage, node)) && (await hasImage(storage, runtime))) {
     return { node, runtime, built: false };
   }
-  const context = join(workDir, key);
+  // One directory per process: two builds that start cold together do not share half a context.
+  const context = join(workDir, `${key}-${process.pid}`);
   rmSync(context, { recursive: true, force: true });
   mkdirSync(join(context, 'empty'), { recursive: true });
   await debianRootfs(join(context, 'rootfs.tar'), mirror, options);

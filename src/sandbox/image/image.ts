@@ -137,6 +137,9 @@ export async function buildOperatorImage(options: BuildOperatorImageOptions = {}
       `org.opencontainers.image.version=${version}`,
       '--label',
       `org.opencontainers.image.revision=${commit}`,
+      // The base this image was really built on, not the Dockerfile's default.
+      '--label',
+      `org.opencontainers.image.base.name=${bases.runtime}`,
       '-f',
       join(root, 'Dockerfile'),
       '-t',
