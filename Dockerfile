@@ -10,7 +10,7 @@ ARG RUNTIME_IMAGE=gcr.io/distroless/nodejs24-debian12:nonroot
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY scripts/build.ts scripts/command-line.ts ./scripts/
 COPY scripts/build ./scripts/build

@@ -14,9 +14,12 @@
 # A failed build prints the Go error and exits non-zero; there is no fallback.
 #
 # A node also needs containerd, runc, the CNI plugins, iptables and conntrack from the machine's
-# package manager. Those missing are installed with apt-get (through `sudo -n` when not root), each
-# named before it is installed. Where that is not possible the run warns and goes on (the control
-# plane runs without a node); with CI=true it fails instead.
+# package manager, and the operator's image build (`npm run image`, test/integration/image.test.ts)
+# needs buildah (builds the Dockerfile without a daemon) and mmdebstrap (the Debian root file
+# system of its local base images). Those missing are installed with apt-get (through `sudo -n`
+# when not root), each named before it is installed. Where that is not possible the run warns and
+# goes on (the control plane runs without a node, the image is not built); with CI=true it fails
+# instead.
 #
 # Concurrent runs against one cache are safe: a run that has something to build holds an exclusive
 # lock (flock on $COFFER_CACHE_DIR/bin/.install.lock); a second run waits for it and then reuses
@@ -306,13 +309,16 @@ build_helm() {
   install_binary "$work/bin/helm" "$helm_dir/helm"
 }
 
-# Debian packages a node needs, each with a file it provides (checked where there is no dpkg).
+# Debian packages a node and the image build need, each with a file it provides (checked where there is no dpkg).
 node_packages=(
   containerd:/usr/bin/containerd
   runc:/usr/sbin/runc
   containernetworking-plugins:/usr/lib/cni/bridge
   iptables:/usr/sbin/iptables
   conntrack:/usr/sbin/conntrack
+  # The image build's (src/sandbox/image/).
+  buildah:/usr/bin/buildah
+  mmdebstrap:/usr/bin/mmdebstrap
 )
 
 # Prints the node packages that are not installed, one per line (by dpkg's record, else by the
@@ -338,7 +344,7 @@ node_packages_failed() {
     log "error: cannot install the node packages $* ($reason)"
     exit 1
   fi
-  log "warning: cannot install the node packages $* ($reason); the control plane runs without a node until they are installed"
+  log "warning: cannot install the node packages $* ($reason); the control plane runs without a node and the image is not built until they are installed"
 }
 
 # Installs the missing node packages with apt-get (as root, else through `sudo -n`), naming each first.
