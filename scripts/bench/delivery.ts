@@ -64,7 +64,7 @@ import {
   startService,
   type BenchEnv,
   type Service,
-  chartRuntimeOptions,
+  runtimeTuningOptions,
   createObject,
 } from './operator-setup.ts';
 
@@ -92,8 +92,8 @@ const { values } = parseCommandLine(usage, () =>
       'burst-workloads': { type: 'string', default: '10' },
       workers: { type: 'string', default: '4' },
       concurrency: { type: 'string', default: '32' },
-      // What the Helm chart runs the operator with (`chartRuntimeOptions`).
-      'node-options': { type: 'string', default: chartRuntimeOptions() },
+      // What the image and the Helm chart run the operator with (`runtimeTuningOptions`).
+      'node-options': { type: 'string', default: runtimeTuningOptions() },
     },
   }),
 );

@@ -68,7 +68,7 @@ import {
   type OperatorIdentity,
   type Service,
   type Workload,
-  chartRuntimeOptions,
+  runtimeTuningOptions,
 } from './operator-setup.ts';
 
 const naming = { prefix: 'bench-' };
@@ -95,8 +95,8 @@ const { values } = parseCommandLine(usage, () =>
       samples: { type: 'string', default: '50' },
       workers: { type: 'string', default: '4' },
       // Node.js options (and `NAME=value` environment) of the operator process; the default is what
-      // the Helm chart runs it with (`chartRuntimeOptions`: values `nodeOptions`, `mallocArenaMax`).
-      'node-options': { type: 'string', default: chartRuntimeOptions() },
+      // the image and the Helm chart run it with (`runtimeTuningOptions`: src/runtime/process-tuning.ts).
+      'node-options': { type: 'string', default: runtimeTuningOptions() },
       concurrency: { type: 'string', default: '32' },
       'budget-batches': { type: 'string', default: '20' },
       'budget-rpm': { type: 'string', default: '100' },

@@ -35,6 +35,7 @@ import {
 } from './heap.ts';
 import { memorySplit, memorySplitText, type MemorySplit } from './memory-split.ts';
 import { mib, printTable } from './operator-measure.ts';
+import { memoryFiguresText, type MemoryFigures } from './working-set.ts';
 import {
   buildOperator,
   createConnection,
@@ -42,7 +43,8 @@ import {
   startBenchEnv,
   startOperator,
   startService,
-  chartRuntimeOptions,
+  runtimeTuningOptions,
+  operatorMemory,
 } from './operator-setup.ts';
 
 const usage = `usage: npm run bench:rest -- [--node-options=<options of the operator's node>]... [--settle-seconds 150]
@@ -54,8 +56,8 @@ Starts the operator with no resources and prints where its resident memory lies 
 const { values } = parseCommandLine(usage, () =>
   parseArgs({
     options: {
-      // The chart's node flags and malloc setting (`chartRuntimeOptions`), as `npm run bench` uses by default.
-      'node-options': { type: 'string', multiple: true, default: [chartRuntimeOptions()] },
+      // The operator's memory tuning (`runtimeTuningOptions`), as `npm run bench` uses by default.
+      'node-options': { type: 'string', multiple: true, default: [runtimeTuningOptions()] },
       'settle-seconds': { type: 'string', default: '150' },
       'heap-snapshot-dir': { type: 'string' },
     },
@@ -73,7 +75,8 @@ async function figures(operator: OperatorProcess, when: string): Promise<void> {
   if (pid === undefined) throw new Error('no operator process found');
   const metrics = await operator.metrics();
   const m = (name: string) => mib(sumMetric(metrics, name));
-  row(`RSS ${when}`, memorySplitText(memorySplit(pid)));
+  row(`memory ${when}`, memoryFiguresText(operatorMemory(operator)));
+  row(`RSS split ${when}`, memorySplitText(memorySplit(pid)));
   row(
     `V8 heap used / committed, external ${when}`,
     `${m('nodejs_heap_size_used_bytes')} / ${m('nodejs_heap_size_total_bytes')}, ${m('nodejs_external_memory_bytes')}`,
@@ -101,14 +104,16 @@ async function idle(
   operator: OperatorProcess,
   pid: number,
   seconds: number,
-): Promise<MemorySplit | undefined> {
-  let largest: MemorySplit | undefined;
+): Promise<{ figures: MemoryFigures; split: MemorySplit } | undefined> {
+  let largest: { figures: MemoryFigures; split: MemorySplit } | undefined;
   for (let elapsed = 0; elapsed < seconds; elapsed += 1) {
     await sleep(1000);
     if (elapsed % scrapeEverySeconds === 0) await operator.metrics();
     if (elapsed < seconds - windowSeconds) continue;
-    const split = memorySplit(pid);
-    if (!largest || split.rssKiB > largest.rssKiB) largest = split;
+    const figures = operatorMemory(operator);
+    if (!largest || figures.workingSetKiB > largest.figures.workingSetKiB) {
+      largest = { figures, split: memorySplit(pid) };
+    }
   }
   return largest;
 }
@@ -165,10 +170,9 @@ async function main(): Promise<void> {
       const largest = await idle(operator, pid, settle);
       await figures(operator, `[${variant}] after ${settle} s at rest`);
       if (largest) {
-        row(
-          `RSS [${variant}] largest in the last ${Math.min(windowSeconds, settle)} s of ${settle} s at rest`,
-          memorySplitText(largest),
-        );
+        const window = `largest working set in the last ${Math.min(windowSeconds, settle)} s of ${settle} s at rest`;
+        row(`memory [${variant}] ${window}`, memoryFiguresText(largest.figures));
+        row(`RSS split [${variant}] at that sample`, memorySplitText(largest.split));
       }
       const snapshotDir = values['heap-snapshot-dir'];
       if (snapshotDir) await snapshot(snapshotDir, env.dir);

@@ -5,6 +5,7 @@
 import { apiKindsGenerator } from './api-kinds.ts';
 import { argocdGenerator } from './argocd.ts';
 import { crdsGenerator } from './crds.ts';
+import { processTuningGenerator } from './process-tuning.ts';
 import { rbacGenerator } from './rbac.ts';
 import { readmeGenerator } from './readme.ts';
 import { reasonsDocsGenerator } from './reasons-docs.ts';
@@ -19,4 +20,5 @@ export const generators: readonly Generator[] = [
   reasonsDocsGenerator,
   apiKindsGenerator,
   samplesGenerator,
+  processTuningGenerator,
 ];
