@@ -1,11 +1,12 @@
 /**
  * The operator at rest (not a test): builds it (`npm run build`), starts a control plane,
  * `coffer devserver`, one Connection and `coffer operator` as the benchmark does, waits until its
- * caches synced, and prints where its resident memory lies — when it became ready, after
- * `--settle-seconds` of idling, and the largest RSS of the last 60 s of that idling (sampled every
- * second: the operator's heap trimmer releases memory once a minute and pages come back between,
- * so one sample right after a release would flatter it; `/metrics` is scraped every 15 s meanwhile,
- * as Prometheus would): RSS split by mapping
+ * caches synced, and prints its memory as the kubelet sees it (working set of its own memory
+ * cgroup, anonymous memory, RSS: `working-set.ts`) and where its resident memory lies — when it
+ * became ready, after `--settle-seconds` of idling, and the largest working set of the last 60 s of
+ * that idling (sampled every second: the operator's heap trimmer releases memory once a minute and
+ * pages come back between, so one sample right after a release would flatter it; `/metrics` is
+ * scraped every 15 s meanwhile, as Prometheus would): RSS split by mapping
  * (`memory-split.ts`), V8's heap used / committed by space and external memory (the operator's
  * `/metrics`), and the thread count.
  * `--heap-snapshot-dir <dir>`: also writes a heap snapshot after settling into `<dir>` and
@@ -16,7 +17,7 @@
  *
  * `--node-options` is repeatable: each value is one variant, run in turn (one operator at a time)
  * against the same control plane. Words of the form `NAME=value` in a variant are environment
- * variables of that operator (e.g. `MALLOC_ARENA_MAX=2 --max-semi-space-size=1`).
+ * variables of that operator (e.g. `GLIBC_TUNABLES=glibc.malloc.arena_max=1 --max-semi-space-size=1`).
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -35,7 +36,7 @@ import {
 } from './heap.ts';
 import { memorySplit, memorySplitText, type MemorySplit } from './memory-split.ts';
 import { mib, printTable } from './operator-measure.ts';
-import { memoryFiguresText, type MemoryFigures } from './working-set.ts';
+import { memoryFiguresText, memoryHelp, type MemoryFigures } from './working-set.ts';
 import {
   buildOperator,
   createConnection,
@@ -51,7 +52,9 @@ const usage = `usage: npm run bench:rest -- [--node-options=<options of the oper
                              [--heap-snapshot-dir <dir>]
 
 Starts the operator with no resources and prints where its resident memory lies (once per
---node-options variant; NAME=value words of a variant are environment variables).`;
+--node-options variant; NAME=value words of a variant are environment variables).
+
+${memoryHelp}`;
 
 const { values } = parseCommandLine(usage, () =>
   parseArgs({
@@ -90,7 +93,7 @@ async function figures(operator: OperatorProcess, when: string): Promise<void> {
   row(`V8 heap spaces used/committed ${when}`, spaces);
 }
 
-/** The last seconds of an idle period whose largest RSS is printed: one heap-trimmer interval. */
+/** The last seconds of an idle period whose largest working set is printed: one heap-trimmer interval. */
 const windowSeconds = 60;
 
 /** How often the idle operator's `/metrics` is read, as a Prometheus server would scrape it. */

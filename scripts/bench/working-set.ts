@@ -145,3 +145,9 @@ export function privateNodeBinary(dir: string): string {
   execFileSync('dd', [`if=${copy}`, 'iflag=nocache', 'count=0', 'status=none']);
   return copy;
 }
+
+/** The paragraph the benchmarks' `--help` prints about their memory figures. */
+export const memoryHelp = `Memory is printed as the kubelet sees it: the working set of the operator's own memory
+cgroup (usage minus inactive file pages: v1 memory.usage_in_bytes - total_inactive_file, v2
+memory.current - inactive_file), its anonymous memory (RssAnon) and RSS. Without a memory cgroup
+the working set is RssAnon + RssShmem + RssFile of the process, an upper bound, and says so.`;
