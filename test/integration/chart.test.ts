@@ -137,7 +137,7 @@ describe('Helm chart charts/coffer', () => {
         { name: 'coffer-token', mountPath: '/var/run/secrets/coffer.dev/serviceaccount', readOnly: true },
       ]);
       expect(pod?.volumes?.[0]).toMatchObject({ name: 'tmp', emptyDir: {} });
-      expect(container.resources?.requests).toMatchObject({ cpu: '50m', memory: '256Mi' });
+      expect(container.resources?.requests).toMatchObject({ cpu: '50m', memory: '160Mi' });
       expect(container.resources?.limits).toMatchObject({ memory: '384Mi' });
       // The memory tuning the benchmarks measure (src/runtime/process-tuning.ts).
       const tuning = tuningEnv();
