@@ -9,9 +9,10 @@
  * reclaim can take back without swap).
  *
  * `createCgroup` and `launcher` start the process in a memory cgroup of its own (a child of the
- * benchmark's own cgroup), so the working set is the real figure. For the node binary's pages to be charged there as in a
- * pod (where the container is the first to read its image's files), the benchmark runs a private
- * copy of the node binary whose page cache was dropped before it started (`privateNodeBinary`).
+ * benchmark's own cgroup), so the working set is the real figure. For the node binary's pages to
+ * be charged there as in a pod (where the container is the first to read its image's files), the
+ * benchmark runs a private copy of the node binary whose page cache was dropped before it started
+ * (`privateNodeBinary`).
  * Without a writable memory cgroup the working set is approximated from the process alone:
  * `RssAnon + RssShmem + RssFile`, an upper bound (it counts every resident file page as active).
  */
@@ -102,6 +103,12 @@ export function createCgroup(name: string, log: (line: string) => void): Isolate
     mkdirSync(dir);
   } catch (error) {
     log(`cannot create a memory cgroup (${String(error)}): approximating the working set from the process`);
+    return undefined;
+  }
+  if (!existsSync(join(dir, 'memory.stat'))) {
+    // cgroup v2 without the memory controller delegated to the new child.
+    rmdirSync(dir);
+    log('the new cgroup has no memory controller: approximating the working set from the process');
     return undefined;
   }
   return {
