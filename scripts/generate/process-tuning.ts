@@ -36,16 +36,16 @@ export function chartValuesRegion(): string {
   ].join('\n');
 }
 
-/** The manager container's environment entries in kustomize's Deployment. */
+/**
+ * The manager container's environment entries in kustomize's Deployment, by name (the order the
+ * chart's template renders its `runtimeTuning` map in).
+ */
 export function kustomizeRegion(): string {
-  const env = tuningEnv();
   const indent = ' '.repeat(12);
+  const entries = Object.entries(tuningEnv()).sort(([a], [b]) => (a < b ? -1 : 1));
   return [
     `${indent}# Memory tuning (${source}, written by \`npm run generate\`).`,
-    `${indent}- name: NODE_OPTIONS`,
-    `${indent}  value: ${env.NODE_OPTIONS}`,
-    `${indent}- name: GLIBC_TUNABLES`,
-    `${indent}  value: ${env.GLIBC_TUNABLES}`,
+    ...entries.flatMap(([key, value]) => [`${indent}- name: ${key}`, `${indent}  value: ${value}`]),
     '',
   ].join('\n');
 }
