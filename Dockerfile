@@ -37,16 +37,11 @@ COPY crds ./crds
 # The distroless "nonroot" user; numeric so Kubernetes can verify runAsNonRoot.
 USER 65532:65532
 EXPOSE 8080 8081
+# generated:process-tuning
+# Memory tuning of the operator (src/runtime/process-tuning.ts, written by `npm run generate`).
+ENV NODE_OPTIONS="--max-semi-space-size=2 --max-old-space-size=256" \
+    GLIBC_TUNABLES="glibc.malloc.arena_max=2:glibc.malloc.trim_threshold=131072:glibc.malloc.mmap_threshold=131072"
+# /generated:process-tuning
 # Distroless keeps node at /nodejs/bin/node and has no PATH lookup for it.
-# --max-semi-space-size=2 keeps V8's young generation at most 4 MiB (by default Node 24 lets it
-# grow much larger under a burst of reconciles, and keeps it): measured with `npm run bench`, 2 instead of 1 takes 12% off
-# the operator's CPU converging 10,000 resources for 2 MiB more at the 1,000-SecretBatch peak,
-# and the heap trimmer shrinks it back when the operator is idle (docs/reliability.md, issue 18).
-# The Helm chart passes the same flag and a heap limit in NODE_OPTIONS (values `nodeOptions`).
-# --max-opt=2 --optimize-for-size were measured too and left out: ~10 MiB less at rest and at
-# 1,000 resources, but 57% more CPU converging 10,000 (docs/reliability.md, issue 18).
-# Two glibc malloc arenas instead of one per V8 worker thread: a burst's worth of freed memory no
-# longer stays in each thread's arena (RSS peak at 10,000 resources 211 → 182 MiB, same CPU).
-ENV MALLOC_ARENA_MAX=2
-ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=2", "bin/coffer.js"]
+ENTRYPOINT ["/nodejs/bin/node", "bin/coffer.js"]
 CMD ["operator"]

@@ -8,8 +8,8 @@
  *   spec renders again: nested loops, a string grown by `append`/`toJson`, by `b64enc`, a growing
  *   `capture`, an output over the cap);
  * - each hostile template's spec edit → `TemplateError` on the resource, with the limit it names;
- * - the operator's memory as the cluster counts it: anonymous memory (RssAnon, sampled every
- *   20 ms; the working set's part that cannot be reclaimed) and smaps_rollup at its peak, and the
+ * - the operator's memory as the cluster counts it: working set (`working-set.ts`) and anonymous
+ *   memory at the largest working set sampled every 20 ms, smaps_rollup's anonymous memory and the
  *   peak RSS (VmHWM), at rest, without and with the hostile templates, against the chart's limit.
  */
 import { readFileSync } from 'node:fs';
@@ -20,6 +20,7 @@ import { pidsOf } from './cpu.ts';
 import { editLatencies } from './delivery-measure.ts';
 import { workloadSecretSpec, type Folder } from './delivery-setup.ts';
 import { createObject, forEachLimited, type At } from './operator-setup.ts';
+import { memoryFiguresText, type MemoryFigures } from './working-set.ts';
 
 /** The hostile templates, each with the limit it is expected to meet. */
 export const hostileTemplates: readonly { name: string; template: string }[] = [
@@ -64,35 +65,31 @@ export function createTemplatedWorkloadSecrets(at: At, folders: readonly Folder[
   });
 }
 
-/** Anonymous memory, RSS and peak RSS of a process, in KiB; smaps_rollup's Anonymous too. */
-interface MemorySample {
-  readonly anonKiB: number;
-  readonly rssKiB: number;
+/** The operator's memory figures (`working-set.ts`), its peak RSS and smaps_rollup's Anonymous, in KiB. */
+interface MemorySample extends MemoryFigures {
   readonly hwmKiB: number;
   readonly rollupAnonKiB: number;
 }
 
-function sample(pid: number): MemorySample {
+function sample(pid: number, figures: () => MemoryFigures): MemorySample {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (text: string, name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(text)?.[1] ?? 0);
   const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-  return {
-    anonKiB: kib(status, 'RssAnon'),
-    rssKiB: kib(status, 'VmRSS'),
-    hwmKiB: kib(status, 'VmHWM'),
-    rollupAnonKiB: kib(rollup, 'Anonymous'),
-  };
+  return { ...figures(), hwmKiB: kib(status, 'VmHWM'), rollupAnonKiB: kib(rollup, 'Anonymous') };
 }
 
-/** Samples the operator's memory every 20 ms; `stop()` gives the sample of peak anonymous memory. */
-export function startMemoryPeak(): { stop(): MemorySample } {
+/**
+ * Samples the operator's memory every 20 ms (`figures`: `operatorMemory`); `stop()` gives the
+ * sample of the largest working set.
+ */
+export function startMemoryPeak(figures: () => MemoryFigures): { stop(): MemorySample } {
   const [pid] = pidsOf('operator');
   if (pid === undefined) throw new Error('cannot sample the operator: no operator process');
-  let peak = sample(pid);
+  let peak = sample(pid, figures);
   const timer = setInterval(() => {
     try {
-      const now = sample(pid);
-      if (now.anonKiB > peak.anonKiB) peak = now;
+      const now = sample(pid, figures);
+      if (now.workingSetKiB > peak.workingSetKiB) peak = now;
       else peak = { ...peak, hwmKiB: Math.max(peak.hwmKiB, now.hwmKiB) };
     } catch {
       // The process ended meanwhile; the peak stands.
@@ -108,7 +105,7 @@ export function startMemoryPeak(): { stop(): MemorySample } {
 
 export function memoryText(s: MemorySample): string {
   const m = (k: number) => `${(k / 1024).toFixed(0)} MiB`;
-  return `anonymous ${m(s.anonKiB)} (smaps_rollup ${m(s.rollupAnonKiB)}), RSS ${m(s.rssKiB)}; peak RSS (VmHWM) ${m(s.hwmKiB)}`;
+  return `${memoryFiguresText(s)} (smaps_rollup anonymous ${m(s.rollupAnonKiB)}); peak RSS (VmHWM) ${m(s.hwmKiB)}`;
 }
 
 const mergePatch = () => setHeaderOptions('Content-Type', PatchStrategy.MergePatch);

@@ -12,12 +12,13 @@
  *   with `--quiet-resync` (the configured rate, for comparison);
  * - service edit → target Secret updated, p50 / p99;
  * - a burst of `--burst-edits` edits to one project → restarts of each affected Deployment;
- * - operator RSS peak and CPU.
+ * - the operator's memory as the kubelet sees it (largest working set sampled every 2 s until all
+ *   delivered, with anonymous memory and RSS: `working-set.ts`) and CPU.
  *
  * With `--hostile` it measures hostile templates instead (`delivery-hostile.ts`): N (default
  * 100) benign templated WorkloadSecrets, their edit → Secret latency without and while hostile
  * templates render, each hostile template's spec edit → TemplateError, and the operator's
- * anonymous memory and peak RSS.
+ * working set, anonymous memory and RSS at their peak.
  *
  *   npm run bench:delivery -- [--n 1000] [--projects 4] [--steady-seconds 60] [--samples 50]
  *                             [--quiet-n 100] [--quiet-resync 60s] [--burst-edits 100]
@@ -30,7 +31,7 @@ import { loadavg } from 'node:os';
 import { parseCommandLine } from '../command-line.ts';
 import { sumMetric, type OperatorProcess } from '../../test/support/processes.ts';
 import { apiServerRequests, requestsText } from './apiserver-requests.ts';
-import { cpuSnapshot, cpuText, peakRssBytes } from './cpu.ts';
+import { cpuSnapshot, cpuText, pidsOf } from './cpu.ts';
 import {
   burstRestarts,
   callsPerMinute,
@@ -64,9 +65,12 @@ import {
   startService,
   type BenchEnv,
   type Service,
-  chartRuntimeOptions,
+  runtimeTuningOptions,
+  operatorMemory,
   createObject,
 } from './operator-setup.ts';
+import { startRssSampler } from './rss-sampler.ts';
+import { memoryFiguresText, memoryHelp } from './working-set.ts';
 
 const usage = `usage: npm run bench:delivery -- [--n 1000] [--projects 4] [--steady-seconds 60] [--samples 50]
                           [--quiet-n 100] [--quiet-resync 60s] [--burst-edits 100]
@@ -75,7 +79,9 @@ const usage = `usage: npm run bench:delivery -- [--n 1000] [--projects 4] [--ste
 
 Delivery benchmark: N WorkloadSecrets × 10 keys; prints a table of the measurements. With
 --hostile: hostile templates rendering beside N benign templated WorkloadSecrets (time until
-each TemplateError, the others' edit latency without and with them, the operator's memory).`;
+each TemplateError, the others' edit latency without and with them, the operator's memory).
+
+${memoryHelp}`;
 
 const { values } = parseCommandLine(usage, () =>
   parseArgs({
@@ -92,8 +98,8 @@ const { values } = parseCommandLine(usage, () =>
       'burst-workloads': { type: 'string', default: '10' },
       workers: { type: 'string', default: '4' },
       concurrency: { type: 'string', default: '32' },
-      // What the Helm chart runs the operator with (`chartRuntimeOptions`).
-      'node-options': { type: 'string', default: chartRuntimeOptions() },
+      // What the image and the Helm chart run the operator with (`runtimeTuningOptions`).
+      'node-options': { type: 'string', default: runtimeTuningOptions() },
     },
   }),
 );
@@ -108,6 +114,20 @@ const row = (label: string, value: string) => {
   log(`  ${label}: ${value}`);
 };
 
+/** The operator's process id (the one operator this benchmark runs). */
+function operatorPid(): number {
+  const [pid] = pidsOf('operator');
+  if (pid === undefined) throw new Error('no operator process found');
+  return pid;
+}
+
+/** V8's heap used / committed and external memory of the operator, from its /metrics. */
+async function heapText(operator: OperatorProcess): Promise<string> {
+  const metrics = await operator.metrics();
+  const m = (name: string) => mib(sumMetric(metrics, name));
+  return `${m('nodejs_heap_size_used_bytes')} / ${m('nodejs_heap_size_total_bytes')}, external ${m('nodejs_external_memory_bytes')}`;
+}
+
 async function converge(env: BenchEnv, ns: string, service: Service, operator: OperatorProcess) {
   const projects = await createServiceProjects(service, projectCount, 'wsb');
   log(`creating ${n} folders × ${KEYS} keys in ${projectCount} projects`);
@@ -116,6 +136,11 @@ async function converge(env: BenchEnv, ns: string, service: Service, operator: O
   await serviceQuiet(service, 2_000);
   await service.server.resetStats();
   const before = { at: Date.now(), cpu: cpuSnapshot(), requests: await apiServerRequests(env.kc) };
+  const sampler = startRssSampler(
+    operatorPid(),
+    () => operatorMemory(operator),
+    () => heapText(operator),
+  );
   await createWorkloadSecrets({ env, namespace: ns }, folders, { resyncInterval: '10m', concurrency });
   const readyMs = await waitAllReady(
     env,
@@ -140,7 +165,10 @@ async function converge(env: BenchEnv, ns: string, service: Service, operator: O
     'service calls to deliver',
     `${stats.requests.total} (${(stats.requests.total / n).toFixed(2)} per WorkloadSecret)`,
   );
-  row('operator RSS peak (VmHWM) after delivery', mib(peakRssBytes('operator')));
+  row(
+    'operator memory at the largest working set sampled (every 2 s) until all delivered',
+    await sampler.stop(),
+  );
   // /metrics answers within 5 s or not at all; a busy operator may miss it: say so, go on.
   const metrics = await operator.metrics().catch((error: unknown) => {
     log(
@@ -149,10 +177,8 @@ async function converge(env: BenchEnv, ns: string, service: Service, operator: O
     return undefined;
   });
   row(
-    'operator RSS / heap used after delivery',
-    metrics === undefined
-      ? 'no answer from /metrics'
-      : `${mib(sumMetric(metrics, 'process_resident_memory_bytes'))} / ${mib(sumMetric(metrics, 'nodejs_heap_size_used_bytes'))}`,
+    'operator memory / heap used after delivery',
+    `${memoryFiguresText(operatorMemory(operator))} / ${metrics === undefined ? 'no answer from /metrics' : mib(sumMetric(metrics, 'nodejs_heap_size_used_bytes'))}`,
   );
   return { projects, folders, readyMs };
 }
@@ -261,7 +287,7 @@ async function main(): Promise<void> {
       `${restarts.join(', ')} (min ${Math.min(...restarts)}, max ${Math.max(...restarts)}; expected exactly 1)`,
     );
     await withoutEvents(env, quietNs, service);
-    row('operator RSS peak (VmHWM) over the run', mib(peakRssBytes('operator')));
+    row('operator memory at the end of the run', memoryFiguresText(operatorMemory(operator)));
     row('CPU over the whole run', cpuText(cpuStart.cpu, cpuSnapshot(), Date.now() - cpuStart.at));
     row(
       'load average (1, 5, 15 min) at the end',
@@ -295,7 +321,7 @@ async function hostileMain(): Promise<void> {
     processes.push(operator);
     await operator.waitReady();
     await createConnection(at, service);
-    const rest = startMemoryPeak();
+    const rest = startMemoryPeak(() => operatorMemory(operator));
     await sleep(2_000);
     const atRest = rest.stop();
     const projects = await createServiceProjects(service, projectCount, 'wsh');
@@ -316,11 +342,11 @@ async function hostileMain(): Promise<void> {
     );
     await serviceQuiet(service, 5_000);
     const samples = Number(values.samples);
-    const quiet = startMemoryPeak();
+    const quiet = startMemoryPeak(() => operatorMemory(operator));
     const before = await latenciesUntil(at, service, benign, { done: () => true, min: samples });
     const quietPeak = quiet.stop();
     let hostileDone = false;
-    const during = startMemoryPeak();
+    const during = startMemoryPeak(() => operatorMemory(operator));
     const [seen, meanwhile] = await Promise.all([
       renderHostile(at, Number(values.rounds)).finally(() => (hostileDone = true)),
       latenciesUntil(at, service, benign, { done: () => hostileDone, min: 1 }),

@@ -4,11 +4,11 @@
  * Connection, and bulk creation of the workload (Secrets, Projects, Identities, SecretBatches).
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { parse as parseYaml } from 'yaml';
 import { PooledKubeConfig } from '../../src/runtime/kube-config.ts';
+import { tuningEnv } from '../../src/runtime/process-tuning.ts';
 import { apiVersion, findKind, group, version } from '../../src/api/v1alpha1/index.ts';
 import { createServiceClient, staticToken, type ServiceClient } from '../../src/client/index.ts';
 import { applyObjects } from '../../src/sandbox/control-plane/cluster.ts';
@@ -22,23 +22,28 @@ import {
   type DevServerProcess,
   type OperatorProcess,
 } from '../../test/support/processes.ts';
+import { pidsOf } from './cpu.ts';
+import {
+  createCgroup,
+  launcher,
+  memoryFigures,
+  privateNodeBinary,
+  type IsolatedCgroup,
+  type MemoryFigures,
+} from './working-set.ts';
 
 const repoRoot = join(import.meta.dirname, '..', '..');
 const crdDir = join(repoRoot, 'crds');
 
 /**
- * The operator's runtime settings as the Helm chart deploys them (`charts/coffer/values.yaml`:
- * `nodeOptions`, and `mallocArenaMax` as `MALLOC_ARENA_MAX=<n>`), in the form `startOperator`'s
- * `nodeArgs` take: the benchmarks measure by default exactly what users run.
+ * The operator's memory tuning as the image, the chart and kustomize deploy it
+ * (src/runtime/process-tuning.ts), in the form `startOperator`'s `nodeArgs` take: the V8 flags,
+ * then `GLIBC_TUNABLES=<tunables>` for the environment. The benchmarks measure by default exactly
+ * what users run.
  */
-export function chartRuntimeOptions(): string {
-  const values = parseYaml(readFileSync(join(repoRoot, 'charts', 'coffer', 'values.yaml'), 'utf8')) as {
-    nodeOptions?: string;
-    mallocArenaMax?: number;
-  };
-  return [values.nodeOptions ?? '', values.mallocArenaMax ? `MALLOC_ARENA_MAX=${values.mallocArenaMax}` : '']
-    .filter(Boolean)
-    .join(' ');
+export function runtimeTuningOptions(): string {
+  const env = tuningEnv();
+  return `${env.NODE_OPTIONS} GLIBC_TUNABLES=${env.GLIBC_TUNABLES}`;
 }
 
 /**
@@ -72,6 +77,10 @@ export interface BenchEnv {
   readonly core: CoreV1Api;
   readonly custom: CustomObjectsApi;
   readonly dir: string;
+  /** A private copy of the node binary the operator runs (`privateNodeBinary`). */
+  readonly node: string;
+  /** The memory cgroups the operators ran in; removed by `stop()`. */
+  readonly cgroups: IsolatedCgroup[];
   stop(): Promise<void>;
 }
 
@@ -96,15 +105,19 @@ export async function startBenchEnv(
   const kc = new PooledKubeConfig();
   kc.loadFromFile(plane.kubeconfigPath);
   const dir = newProcessDir('coffer-bench-processes-');
+  const cgroups: IsolatedCgroup[] = [];
   return {
     plane,
     kc,
     core: kc.makeApiClient(CoreV1Api),
     custom: kc.makeApiClient(CustomObjectsApi),
     dir,
+    node: privateNodeBinary(dir),
+    cgroups,
     async stop() {
       await kc.close();
       await plane.stop();
+      for (const cgroup of cgroups) cgroup.remove();
       removeProcessDir(dir);
     },
   };
@@ -153,9 +166,22 @@ export async function operatorKubeconfig(env: BenchEnv, identity: OperatorIdenti
   return path;
 }
 
+const operatorCgroups = new WeakMap<OperatorProcess, IsolatedCgroup>();
+
 /**
- * Starts `coffer operator` watching `namespaces` with the given poll interval. Words of
- * `nodeArgs` of the form `NAME=value` (e.g. `MALLOC_ARENA_MAX=2`) go into the operator's
+ * The memory of the (one) running operator as the kubelet sees it: the working set of the
+ * memory cgroup it runs in, its anonymous memory and RSS (`working-set.ts`).
+ */
+export function operatorMemory(operator: OperatorProcess): MemoryFigures {
+  const [pid] = pidsOf('operator');
+  if (pid === undefined) throw new Error('no operator process found');
+  return memoryFigures(pid, operatorCgroups.get(operator));
+}
+
+/**
+ * Starts `coffer operator` watching `namespaces` with the given poll interval, in a memory
+ * cgroup of its own (`operatorMemory`), running the environment's private node binary. Words of
+ * `nodeArgs` of the form `NAME=value` (e.g. `GLIBC_TUNABLES=…`) go into the operator's
  * environment, the others before its entry.
  */
 export async function startOperator(
@@ -175,8 +201,11 @@ export async function startOperator(
     const [name = '', ...value] = word.split('=');
     process.env[name] = value.join('=');
   }
+  const cgroup = createCgroup('coffer-bench-operator', (line) => console.log(line));
+  if (cgroup) env.cgroups.push(cgroup);
   try {
-    return await startOperatorProcess({
+    const operator = await startOperatorProcess({
+      launcher: launcher(cgroup, env.node),
       entry: options.entry,
       nodeArgs: options.nodeArgs.filter((word) => !isEnv(word)),
       kubeconfigPath: options.kubeconfigPath,
@@ -188,6 +217,8 @@ export async function startOperator(
         `--max-concurrent-reconciles=${options.workers}`,
       ],
     });
+    if (cgroup) operatorCgroups.set(operator, cgroup);
+    return operator;
   } finally {
     process.env = saved;
   }

@@ -2,8 +2,8 @@
  * Operator benchmark (not a test): a real control plane, `coffer devserver` and `coffer operator`
  * as separate processes; N resources (80% SecretBatches with 10 keys each, 10% Projects, 10%
  * Identities) applied at once. Prints: time from apply to all Ready, reconciles per second (from
- * the operator's /metrics), service calls per resource (devserver stats), operator RSS and heap at
- * steady state, steady-state writes and reads per resource per poll interval, change-to-service
+ * the operator's /metrics), service calls per resource (devserver stats), operator memory and heap
+ * at steady state, steady-state writes and reads per resource per poll interval, change-to-service
  * latency (a Secret edit; a value changed in the service and restored through the project event
  * stream, and without events, by the poll), and behaviour under an enforced budget (a devserver
  * limiting secrets to 120/min vs a Connection with a lower requestsPerMinute).
@@ -16,12 +16,19 @@
  *                    [--scenario mixed|push] [--floor] [--floor-workers N] [--heap-snapshots]
  *
  * `--scenario push`: N SecretBatches × 10 keys (N Kubernetes Secrets pushed into the service)
- * instead of the mixed workload; prints the operator's RSS peak, CPU and service requests by
+ * instead of the mixed workload; prints the operator's memory peak, CPU and service requests by
  * route, and stops after convergence. `--floor`: then converges the same workload in another
  * namespace of the same control plane with `floor-controller.ts` (as `npm run bench:floor`),
  * with as many writers as the operator has workers on the kinds involved, and prints the ratio.
  * `--heap-snapshots`: heap snapshots of the operator at start and after convergence, summarised
  * by object type and code by script (`heap.ts`; the files are kept in $TMPDIR/coffer-heap-snapshots).
+ *
+ * Memory is printed as the kubelet sees it (`working-set.ts`): the operator runs in a memory
+ * cgroup of its own and its working set is the cgroup's usage minus its inactive file pages
+ * (v1: `memory.usage_in_bytes − total_inactive_file`; v2: `memory.current − inactive_file`),
+ * beside its anonymous memory (`RssAnon`) and RSS; the peak is the largest working set sampled
+ * every 2 s. Where no memory cgroup can be created the working set is the process's
+ * `RssAnon + RssShmem + RssFile` (an upper bound) and says so.
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,6 +42,7 @@ import { apiServerRequests, requestsText } from './apiserver-requests.ts';
 import { cpuSnapshot, cpuText, peakRssBytes, pidsOf } from './cpu.ts';
 import { runFloor } from './floor-run.ts';
 import { startRssSampler, type RssSampler } from './rss-sampler.ts';
+import { memoryFiguresText, memoryHelp } from './working-set.ts';
 import {
   heapByScriptText,
   heapSnapshotNodeArgs,
@@ -68,7 +76,8 @@ import {
   type OperatorIdentity,
   type Service,
   type Workload,
-  chartRuntimeOptions,
+  runtimeTuningOptions,
+  operatorMemory,
 } from './operator-setup.ts';
 
 const naming = { prefix: 'bench-' };
@@ -81,7 +90,9 @@ const usage = `usage: npm run bench -- [--n 1000] [--steady-seconds 60] [--poll-
                         [--scenario mixed|push] [--floor] [--floor-workers N] [--heap-snapshots]
 
 Operator benchmark (a real control plane, devserver and operator as separate processes; N
-resources applied at once); prints a table of the measurements.`;
+resources applied at once); prints a table of the measurements.
+
+${memoryHelp}`;
 
 const { values } = parseCommandLine(usage, () =>
   parseArgs({
@@ -95,8 +106,8 @@ const { values } = parseCommandLine(usage, () =>
       samples: { type: 'string', default: '50' },
       workers: { type: 'string', default: '4' },
       // Node.js options (and `NAME=value` environment) of the operator process; the default is what
-      // the Helm chart runs it with (`chartRuntimeOptions`: values `nodeOptions`, `mallocArenaMax`).
-      'node-options': { type: 'string', default: chartRuntimeOptions() },
+      // the image and the Helm chart run it with (`runtimeTuningOptions`: src/runtime/process-tuning.ts).
+      'node-options': { type: 'string', default: runtimeTuningOptions() },
       concurrency: { type: 'string', default: '32' },
       'budget-batches': { type: 'string', default: '20' },
       'budget-rpm': { type: 'string', default: '100' },
@@ -166,17 +177,21 @@ function scenarioWorkload(): Workload {
   return { projects: batchProjects, identities: 0, batches: n, keysPerBatch: 10, batchProjects };
 }
 
-/** Samples the operator's memory split until stopped, keeping the largest (`rss-sampler.ts`). */
+/** Samples the operator's memory until stopped, keeping the largest working set (`rss-sampler.ts`). */
 function peakSampler(operator: OperatorProcess): RssSampler | undefined {
   const [pid] = pidsOf('operator');
   if (pid === undefined) return undefined;
-  return startRssSampler(pid, async () => {
-    const metrics = await operator.metrics();
-    return (
-      `${mib(sumMetric(metrics, 'nodejs_heap_size_used_bytes'))} / ${mib(sumMetric(metrics, 'nodejs_heap_size_total_bytes'))}, ` +
-      `external ${mib(sumMetric(metrics, 'nodejs_external_memory_bytes'))}`
-    );
-  });
+  return startRssSampler(
+    pid,
+    () => operatorMemory(operator),
+    async () => {
+      const metrics = await operator.metrics();
+      return (
+        `${mib(sumMetric(metrics, 'nodejs_heap_size_used_bytes'))} / ${mib(sumMetric(metrics, 'nodejs_heap_size_total_bytes'))}, ` +
+        `external ${mib(sumMetric(metrics, 'nodejs_external_memory_bytes'))}`
+      );
+    },
+  );
 }
 
 /** A heap snapshot of the running operator, summarised into the log (`--heap-snapshots`). */
@@ -278,7 +293,7 @@ async function converge(
   );
   row('operator RSS peak (VmHWM) so far', mib(peakRssBytes('operator')));
   row(
-    'operator memory at the largest RSS sampled (every 2 s) until all Ready',
+    'operator memory at the largest working set sampled (every 2 s) until all Ready',
     (await sampler?.stop()) ?? '',
   );
   if (scenario === 'push') {
@@ -303,7 +318,7 @@ async function steadyState(service: Service, operator: OperatorProcess): Promise
     `${(gets / n / intervals).toFixed(2)} (${gets} GETs, ${(await reconciles(operator)) - before} reconciles)`,
   );
   const metrics = await operator.metrics();
-  row('operator RSS at steady state', mib(sumMetric(metrics, 'process_resident_memory_bytes')));
+  row('operator memory at steady state', memoryFiguresText(operatorMemory(operator)));
   row(
     'operator heap used / total, external at steady state',
     `${mib(sumMetric(metrics, 'nodejs_heap_size_used_bytes'))} / ${mib(sumMetric(metrics, 'nodejs_heap_size_total_bytes'))}, ` +
@@ -374,9 +389,9 @@ async function main(): Promise<void> {
       const idle = await started.metrics();
       row(
         afterApply
-          ? 'operator RSS / heap used once its caches synced'
-          : 'operator RSS / heap used at start (no resources)',
-        `${mib(sumMetric(idle, 'process_resident_memory_bytes'))} / ${mib(sumMetric(idle, 'nodejs_heap_size_used_bytes'))}`,
+          ? 'operator memory / heap used once its caches synced'
+          : 'operator memory / heap used at start (no resources)',
+        `${memoryFiguresText(operatorMemory(started))} / ${mib(sumMetric(idle, 'nodejs_heap_size_used_bytes'))}`,
       );
       await heapSnapshot(env, 'at start');
       return started;

@@ -1,11 +1,12 @@
 /**
  * The operator at rest (not a test): builds it (`npm run build`), starts a control plane,
  * `coffer devserver`, one Connection and `coffer operator` as the benchmark does, waits until its
- * caches synced, and prints where its resident memory lies — when it became ready, after
- * `--settle-seconds` of idling, and the largest RSS of the last 60 s of that idling (sampled every
- * second: the operator's heap trimmer releases memory once a minute and pages come back between,
- * so one sample right after a release would flatter it; `/metrics` is scraped every 15 s meanwhile,
- * as Prometheus would): RSS split by mapping
+ * caches synced, and prints its memory as the kubelet sees it (working set of its own memory
+ * cgroup, anonymous memory, RSS: `working-set.ts`) and where its resident memory lies — when it
+ * became ready, after `--settle-seconds` of idling, and the largest working set of the last 60 s of
+ * that idling (sampled every second: the operator's heap trimmer releases memory once a minute and
+ * pages come back between, so one sample right after a release would flatter it; `/metrics` is
+ * scraped every 15 s meanwhile, as Prometheus would): RSS split by mapping
  * (`memory-split.ts`), V8's heap used / committed by space and external memory (the operator's
  * `/metrics`), and the thread count.
  * `--heap-snapshot-dir <dir>`: also writes a heap snapshot after settling into `<dir>` and
@@ -16,7 +17,7 @@
  *
  * `--node-options` is repeatable: each value is one variant, run in turn (one operator at a time)
  * against the same control plane. Words of the form `NAME=value` in a variant are environment
- * variables of that operator (e.g. `MALLOC_ARENA_MAX=2 --max-semi-space-size=1`).
+ * variables of that operator (e.g. `GLIBC_TUNABLES=glibc.malloc.arena_max=1 --max-semi-space-size=1`).
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -35,6 +36,7 @@ import {
 } from './heap.ts';
 import { memorySplit, memorySplitText, type MemorySplit } from './memory-split.ts';
 import { mib, printTable } from './operator-measure.ts';
+import { memoryFiguresText, memoryHelp, type MemoryFigures } from './working-set.ts';
 import {
   buildOperator,
   createConnection,
@@ -42,20 +44,23 @@ import {
   startBenchEnv,
   startOperator,
   startService,
-  chartRuntimeOptions,
+  runtimeTuningOptions,
+  operatorMemory,
 } from './operator-setup.ts';
 
 const usage = `usage: npm run bench:rest -- [--node-options=<options of the operator's node>]... [--settle-seconds 150]
                              [--heap-snapshot-dir <dir>]
 
 Starts the operator with no resources and prints where its resident memory lies (once per
---node-options variant; NAME=value words of a variant are environment variables).`;
+--node-options variant; NAME=value words of a variant are environment variables).
+
+${memoryHelp}`;
 
 const { values } = parseCommandLine(usage, () =>
   parseArgs({
     options: {
-      // The chart's node flags and malloc setting (`chartRuntimeOptions`), as `npm run bench` uses by default.
-      'node-options': { type: 'string', multiple: true, default: [chartRuntimeOptions()] },
+      // The operator's memory tuning (`runtimeTuningOptions`), as `npm run bench` uses by default.
+      'node-options': { type: 'string', multiple: true, default: [runtimeTuningOptions()] },
       'settle-seconds': { type: 'string', default: '150' },
       'heap-snapshot-dir': { type: 'string' },
     },
@@ -73,7 +78,8 @@ async function figures(operator: OperatorProcess, when: string): Promise<void> {
   if (pid === undefined) throw new Error('no operator process found');
   const metrics = await operator.metrics();
   const m = (name: string) => mib(sumMetric(metrics, name));
-  row(`RSS ${when}`, memorySplitText(memorySplit(pid)));
+  row(`memory ${when}`, memoryFiguresText(operatorMemory(operator)));
+  row(`RSS split ${when}`, memorySplitText(memorySplit(pid)));
   row(
     `V8 heap used / committed, external ${when}`,
     `${m('nodejs_heap_size_used_bytes')} / ${m('nodejs_heap_size_total_bytes')}, ${m('nodejs_external_memory_bytes')}`,
@@ -87,7 +93,7 @@ async function figures(operator: OperatorProcess, when: string): Promise<void> {
   row(`V8 heap spaces used/committed ${when}`, spaces);
 }
 
-/** The last seconds of an idle period whose largest RSS is printed: one heap-trimmer interval. */
+/** The last seconds of an idle period whose largest working set is printed: one heap-trimmer interval. */
 const windowSeconds = 60;
 
 /** How often the idle operator's `/metrics` is read, as a Prometheus server would scrape it. */
@@ -101,14 +107,16 @@ async function idle(
   operator: OperatorProcess,
   pid: number,
   seconds: number,
-): Promise<MemorySplit | undefined> {
-  let largest: MemorySplit | undefined;
+): Promise<{ figures: MemoryFigures; split: MemorySplit } | undefined> {
+  let largest: { figures: MemoryFigures; split: MemorySplit } | undefined;
   for (let elapsed = 0; elapsed < seconds; elapsed += 1) {
     await sleep(1000);
     if (elapsed % scrapeEverySeconds === 0) await operator.metrics();
     if (elapsed < seconds - windowSeconds) continue;
-    const split = memorySplit(pid);
-    if (!largest || split.rssKiB > largest.rssKiB) largest = split;
+    const figures = operatorMemory(operator);
+    if (!largest || figures.workingSetKiB > largest.figures.workingSetKiB) {
+      largest = { figures, split: memorySplit(pid) };
+    }
   }
   return largest;
 }
@@ -165,10 +173,9 @@ async function main(): Promise<void> {
       const largest = await idle(operator, pid, settle);
       await figures(operator, `[${variant}] after ${settle} s at rest`);
       if (largest) {
-        row(
-          `RSS [${variant}] largest in the last ${Math.min(windowSeconds, settle)} s of ${settle} s at rest`,
-          memorySplitText(largest),
-        );
+        const window = `largest working set in the last ${Math.min(windowSeconds, settle)} s of ${settle} s at rest`;
+        row(`memory [${variant}] ${window}`, memoryFiguresText(largest.figures));
+        row(`RSS split [${variant}] at that sample`, memorySplitText(largest.split));
       }
       const snapshotDir = values['heap-snapshot-dir'];
       if (snapshotDir) await snapshot(snapshotDir, env.dir);

@@ -6,6 +6,7 @@ import { apiKindsGenerator } from './api-kinds.ts';
 import { argocdGenerator } from './argocd.ts';
 import { crdsGenerator } from './crds.ts';
 import { fieldTablesGenerator } from './field-tables.ts';
+import { processTuningGenerator } from './process-tuning.ts';
 import { rbacGenerator } from './rbac.ts';
 import { readmeGenerator } from './readme.ts';
 import { reasonsDocsGenerator } from './reasons-docs.ts';
@@ -21,4 +22,5 @@ export const generators: readonly Generator[] = [
   apiKindsGenerator,
   samplesGenerator,
   fieldTablesGenerator,
+  processTuningGenerator,
 ];

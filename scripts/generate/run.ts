@@ -31,10 +31,15 @@ function filesUnder(root: string, dir: string): string[] {
     );
 }
 
-/** `text` with the region between `<!-- generated:name -->` and `<!-- /generated:name -->` replaced. */
+/**
+ * `text` with the region between the line holding `<!-- generated:name -->` and the line holding
+ * `<!-- /generated:name -->` replaced (Markdown); in files with `#` comments (YAML, Dockerfile)
+ * the markers are `# generated:name` and `# /generated:name`.
+ */
 export function replaceRegion(text: string, region: GeneratedRegion): string {
-  const open = `<!-- generated:${region.name} -->`;
-  const close = `<!-- /generated:${region.name} -->`;
+  const markdown = text.includes(`<!-- generated:${region.name} -->`);
+  const open = markdown ? `<!-- generated:${region.name} -->` : `# generated:${region.name}`;
+  const close = markdown ? `<!-- /generated:${region.name} -->` : `# /generated:${region.name}`;
   const start = text.indexOf(open);
   const end = text.indexOf(close);
   if (start < 0 || end < start)

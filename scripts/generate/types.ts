@@ -20,7 +20,8 @@ export interface GeneratedFile {
 /**
  * A generated region of a hand-written file: the text between the line containing
  * `<!-- generated:<name> -->` and the line containing `<!-- /generated:<name> -->` (Markdown) is
- * replaced by `content`. The file and both markers must exist.
+ * replaced by `content`; in YAML and Dockerfiles the markers are `# generated:<name>` and
+ * `# /generated:<name>` lines. The file and both markers must exist.
  */
 export interface GeneratedRegion {
   readonly path: string;

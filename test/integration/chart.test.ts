@@ -19,6 +19,7 @@ import type {
 } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { kindRegistry } from '../../src/controllers/registry.ts';
+import { tuningEnv } from '../../src/runtime/process-tuning.ts';
 import { parseAllDocuments } from 'yaml';
 import { locateBinaries, readPinnedVersions } from '../support/control-plane-binaries.ts';
 import { clusterFromInjected } from '../support/kube.ts';
@@ -136,14 +137,12 @@ describe('Helm chart charts/coffer', () => {
         { name: 'coffer-token', mountPath: '/var/run/secrets/coffer.dev/serviceaccount', readOnly: true },
       ]);
       expect(pod?.volumes?.[0]).toMatchObject({ name: 'tmp', emptyDir: {} });
-      expect(container.resources?.requests).toMatchObject({ cpu: '50m', memory: '256Mi' });
+      expect(container.resources?.requests).toMatchObject({ cpu: '50m', memory: '160Mi' });
       expect(container.resources?.limits).toMatchObject({ memory: '384Mi' });
-      // The V8 flags the benchmark measures (scripts/bench/operator.ts, --node-options default).
-      expect(container.env).toContainEqual({
-        name: 'NODE_OPTIONS',
-        value: '--max-semi-space-size=2 --max-old-space-size=256',
-      });
-      expect(container.env).toContainEqual({ name: 'MALLOC_ARENA_MAX', value: '2' });
+      // The memory tuning the benchmarks measure (src/runtime/process-tuning.ts).
+      const tuning = tuningEnv();
+      expect(container.env).toContainEqual({ name: 'NODE_OPTIONS', value: tuning.NODE_OPTIONS });
+      expect(container.env).toContainEqual({ name: 'GLIBC_TUNABLES', value: tuning.GLIBC_TUNABLES });
       expect(container.image).toBe('ghcr.io/coffer-dev/coffer:0.1.0');
     });
 
@@ -275,12 +274,12 @@ describe('Helm chart charts/coffer', () => {
       'image.tag=1.2.3',
       'imagePullSecrets[0].name=regcred',
       'metrics.serviceMonitor.enabled=true',
-      'mallocArenaMax=0',
-      'nodeOptions=--max-old-space-size=512',
+      'runtimeTuning.GLIBC_TUNABLES=',
+      'runtimeTuning.NODE_OPTIONS=--max-old-space-size=512',
     ]);
     const { deployment, container, args } = operatorContainer(objects);
-    // 0 leaves glibc's default arenas: no MALLOC_ARENA_MAX at all.
-    expect(container.env?.map((e) => e.name)).not.toContain('MALLOC_ARENA_MAX');
+    // An empty value leaves glibc's defaults: no GLIBC_TUNABLES at all.
+    expect(container.env?.map((e) => e.name)).not.toContain('GLIBC_TUNABLES');
     expect(container.env).toContainEqual({ name: 'NODE_OPTIONS', value: '--max-old-space-size=512' });
     expect(args).toEqual(
       expect.arrayContaining([

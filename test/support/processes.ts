@@ -103,6 +103,11 @@ export interface OperatorProcessOptions {
   readonly entry?: string;
   /** Node.js options placed before the entry (e.g. `--max-semi-space-size=8`). */
   readonly nodeArgs?: readonly string[];
+  /**
+   * The program that runs node, with its leading arguments (default: this process's node); the
+   * benchmark starts the operator in a memory cgroup of its own this way.
+   */
+  readonly launcher?: readonly string[];
 }
 
 /** `coffer operator` in a child process, with its metrics and health ports. */
@@ -210,7 +215,13 @@ export async function startOperatorProcess(options: OperatorProcessOptions): Pro
     ...leaderArgs(options.leaderElection),
     ...(options.extraArgs ?? []),
   ];
-  const proc = new ManagedProcess(name, process.execPath, args, join(options.dir, `${name}.log`));
+  const [command = process.execPath, ...launcherArgs] = options.launcher ?? [];
+  const proc = new ManagedProcess(
+    name,
+    command,
+    [...launcherArgs, ...args],
+    join(options.dir, `${name}.log`),
+  );
   const operator = new OperatorProcess(proc, { metrics, health });
   await until(
     async () => {

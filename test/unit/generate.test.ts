@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generators } from '../../scripts/generate/generators.ts';
-import { applyChanges, planGeneration } from '../../scripts/generate/run.ts';
+import { applyChanges, planGeneration, replaceRegion } from '../../scripts/generate/run.ts';
 import type { Generator } from '../../scripts/generate/types.ts';
 import { repoRoot } from './crds-cases.ts';
 
@@ -76,6 +76,13 @@ describe('the generate engine', () => {
     );
     expect(readFileSync(join(root, 'out/b.yaml'), 'utf8')).toBe('# generated\nb: 2\n');
     expect(await planGeneration(root, [fake])).toEqual([]);
+  });
+
+  it('replaces a region between `#` comment markers (YAML, Dockerfile), keeping their indentation', () => {
+    const yaml = 'env:\n  # generated:tuning\n  - old\n  # /generated:tuning\nports: []\n';
+    expect(replaceRegion(yaml, { path: 'x.yaml', name: 'tuning', content: '  - new\n' })).toBe(
+      'env:\n  # generated:tuning\n  - new\n  # /generated:tuning\nports: []\n',
+    );
   });
 
   it('refuses a region whose markers are missing, and two generators writing one file', async () => {
