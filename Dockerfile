@@ -1,19 +1,16 @@
 # The Coffer operator image: `docker build -t coffer:dev .`
 # Two stages: bundle the CLI with esbuild (`npm run build`: dist/cli/main.mjs and its chunks,
-# dependencies included) and compile the native memory addon (dist/native/memory.node, with the
-# build image's gcc against its Node headers), then copy only dist/ onto a distroless Node 24
-# runtime (no shell, no package manager, no node_modules, glibc as the addon needs) that runs as
-# the numeric non-root user 65532.
+# dependencies included), then copy only dist/ onto a distroless Node 24 runtime (no shell, no
+# package manager, no node_modules) that runs as the numeric non-root user 65532.
 
-# The full image, not -slim: it has gcc and Node's headers in /usr/local/include/node.
-ARG NODE_IMAGE=node:24-bookworm
+ARG NODE_IMAGE=node:24-bookworm-slim
 ARG RUNTIME_IMAGE=gcr.io/distroless/nodejs24-debian12:nonroot
 
-# 1. Build: full dependency tree (esbuild), then the bundle and the addon into dist/.
+# 1. Build: full dependency tree (esbuild), then the bundle into dist/.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY scripts/build.ts scripts/command-line.ts ./scripts/
 COPY scripts/build ./scripts/build

@@ -18,9 +18,6 @@
  * of the generated classes (measured: ~15 MiB less resident memory, docs/reliability.md). The
  * sandbox, which uses the typed clients, still loads the whole package through its index.
  *
- * The native memory addon (src/runtime/native/memory.c) is compiled to `dist/native/memory.node`
- * with the machine's C compiler (scripts/build/native.ts); the build fails without one.
- *
  * Type checking is `npm run typecheck`; esbuild only strips types.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,13 +31,11 @@ import {
   undiciWithoutMilo,
   zodEnglishOnly,
 } from './build/slim-modules.ts';
-import { buildNativeMemory } from './build/native.ts';
 import { exitOnHelp } from './command-line.ts';
 
 exitOnHelp(`usage: npm run build
 
-Bundles the coffer CLI into dist/ (dist/cli/main.mjs and its chunks) and compiles the native
-memory addon (dist/native/memory.node, with $CC or cc); takes no flags.`);
+Bundles the coffer CLI into dist/ (dist/cli/main.mjs and its chunks); takes no flags.`);
 
 const root = join(import.meta.dirname, '..');
 
@@ -91,6 +86,3 @@ const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum
 console.log(
   `dist/: ${Object.keys(result.metafile.outputs).length} files, ${(bytes / 1048576).toFixed(1)} MiB`,
 );
-
-buildNativeMemory(join(outdir, 'native', 'memory.node'));
-console.log('dist/native/memory.node: compiled');

@@ -87,7 +87,7 @@ const flagSpecs: readonly FlagSpec[] = [
   { name: 'graceful-shutdown-timeout', help: 'Go duration to finish in-flight work (default 30s)' },
   {
     name: 'heap-trim-interval',
-    help: 'Go duration between returns of unused memory to the system (heap after bursts, malloc, idle code pages), 0 disables (default 1m)',
+    help: 'Go duration between checks that return the V8 heap V8 no longer uses to the system (after bursts), 0 disables (default 1m)',
   },
 ];
 

@@ -12,7 +12,6 @@ import {
 
 const MiB = 1024 * 1024;
 const log = pino({ level: 'silent' });
-const noAddon = new Error('test: no native addon');
 
 describe('worthTrimming', () => {
   it.each([
@@ -54,7 +53,6 @@ describe('startHeapTrimmer', () => {
       log,
       stats: () => figures,
       collect,
-      native: noAddon,
     });
     await vi.advanceTimersByTimeAsync(59_000);
     expect(collect).not.toHaveBeenCalled();
@@ -89,7 +87,6 @@ describe('startHeapTrimmer', () => {
       stats: () => figures,
       collect,
       utilization: () => busy,
-      native: noAddon,
     });
     await vi.advanceTimersByTimeAsync(180_000);
     expect(collect).not.toHaveBeenCalled();
@@ -105,100 +102,9 @@ describe('startHeapTrimmer', () => {
     vi.useFakeTimers();
     const collect = vi.fn(() => Promise.reject(new Error('no inspector')));
     const stats = () => ({ total_heap_size: 200 * MiB, used_heap_size: 10 * MiB });
-    startHeapTrimmer({ intervalMs: 1_000, log, stats, collect, native: noAddon });
+    startHeapTrimmer({ intervalMs: 1_000, log, stats, collect });
     await vi.advanceTimersByTimeAsync(10_000);
     expect(collect).toHaveBeenCalledTimes(1);
-  });
-
-  /** A fake addon that counts its calls; `fail` makes releaseFilePages throw. */
-  function fakeAddon(fail = false) {
-    const calls: string[] = [];
-    return {
-      calls,
-      trimMalloc: (trim: number, mmap: number) => (calls.push(`trimMalloc ${trim} ${mmap}`), true),
-      releaseFilePages: () => {
-        calls.push('releaseFilePages');
-        if (fail) throw new Error('cannot release file pages: Permission denied');
-        return 40 * MiB;
-      },
-    };
-  }
-
-  it('returns memory outside the heap every 15 s, busy or idle, whether or not it collects', async () => {
-    vi.useFakeTimers();
-    const native = fakeAddon();
-    const collect = vi.fn(() => Promise.resolve());
-    const stats = () => ({ total_heap_size: 40 * MiB, used_heap_size: 30 * MiB });
-    const trimmer = startHeapTrimmer({
-      intervalMs: 60_000,
-      log,
-      stats,
-      collect,
-      native,
-      utilization: () => 0.9,
-    });
-    await vi.advanceTimersByTimeAsync(180_000);
-    expect(collect).not.toHaveBeenCalled();
-    expect(native.calls).toEqual(
-      Array.from({ length: 12 }, () => [`trimMalloc ${MiB} ${256 * 1024}`, 'releaseFilePages']).flat(),
-    );
-    trimmer.stop();
-  });
-
-  it('checks the heap once per interval while releasing at its own pace', async () => {
-    vi.useFakeTimers();
-    const native = fakeAddon();
-    const collect = vi.fn(() => Promise.resolve());
-    const stats = () => ({ total_heap_size: 200 * MiB, used_heap_size: 60 * MiB });
-    const trimmer = startHeapTrimmer({
-      intervalMs: 60_000,
-      releaseEveryMs: 10_000,
-      log,
-      stats,
-      collect,
-      native,
-    });
-    await vi.advanceTimersByTimeAsync(120_000);
-    expect(native.calls.filter((call) => call === 'releaseFilePages')).toHaveLength(12);
-    expect(collect).toHaveBeenCalledTimes(2);
-    trimmer.stop();
-  });
-
-  it('stops using the addon after it failed once, and says so once', async () => {
-    vi.useFakeTimers();
-    const lines: { level: number; msg: string }[] = [];
-    const captured = pino(
-      { level: 'info' },
-      { write: (line: string) => lines.push(JSON.parse(line) as (typeof lines)[number]) },
-    );
-    const native = fakeAddon(true);
-    const collect = vi.fn(() => Promise.resolve());
-    const stats = () => ({ total_heap_size: 200 * MiB, used_heap_size: 60 * MiB });
-    const trimmer = startHeapTrimmer({ intervalMs: 1_000, log: captured, stats, collect, native });
-    await vi.advanceTimersByTimeAsync(5_000);
-    expect(native.calls.filter((call) => call === 'releaseFilePages')).toHaveLength(1);
-    expect(lines.filter((line) => line.msg.startsWith('cannot release memory pages'))).toHaveLength(1);
-    // The V8 heap is still trimmed.
-    expect(collect).toHaveBeenCalledTimes(5);
-    trimmer.stop();
-  });
-
-  it('says once that the addon is unavailable, and trims the V8 heap without it', async () => {
-    vi.useFakeTimers();
-    const lines: { level: number; msg: string; reason?: string }[] = [];
-    const captured = pino(
-      { level: 'info' },
-      { write: (line: string) => lines.push(JSON.parse(line) as (typeof lines)[number]) },
-    );
-    const collect = vi.fn(() => Promise.resolve());
-    const stats = () => ({ total_heap_size: 200 * MiB, used_heap_size: 60 * MiB });
-    const trimmer = startHeapTrimmer({ intervalMs: 1_000, log: captured, stats, collect, native: noAddon });
-    await vi.advanceTimersByTimeAsync(3_000);
-    expect(lines.filter((line) => line.msg.startsWith('native memory release unavailable'))).toEqual([
-      expect.objectContaining({ reason: noAddon.message }),
-    ]);
-    expect(collect).toHaveBeenCalledTimes(3);
-    trimmer.stop();
   });
 });
 

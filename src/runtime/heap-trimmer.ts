@@ -21,21 +21,13 @@
  * is requested through an in-process inspector session (`node:inspector`, no port is opened); if
  * that is unavailable the trimmer logs once and collects no more.
  *
- * Memory outside the V8 heap is returned every `releaseEveryMs` (15 s by default), busy or idle,
- * through the native addon (`native-memory.ts`; a few milliseconds): glibc malloc's unused arena
- * memory (the V8 worker threads' arena kept ~9 MiB of freed compiler memory at rest; blocks of
- * 256 KiB and more get mappings of their own instead of fragmenting an arena) and the resident
- * pages of the node binary's code and read-only data (~50 MiB once the operator ran: start-up
- * code, the snapshot, compilers, OpenSSL), which are unmodified copies of the page cache that come
- * back on their next use — what stays resident is the code the operator keeps running. Without
- * the addon (not built, not Linux) the trimmer logs that once and trims the V8 heap only; if a
- * release fails it logs once and releases no more.
+ * Memory outside the V8 heap is left to glibc's own tunables, set where the process starts (the
+ * image and the chart: `GLIBC_TUNABLES` with the arena count and the trim and mmap thresholds).
  */
 import { Session } from 'node:inspector';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
-import { loadNativeMemory, type NativeMemory } from './native-memory.ts';
 
 /** The heap figures the decision uses (from `v8.getHeapStatistics()`). */
 export interface HeapFigures {
@@ -60,14 +52,6 @@ export interface HeapTrimmerOptions {
   readonly utilization?: () => number;
   /** For tests: the memory-reducing collection (default `collectGarbageReducingMemory`). */
   readonly collect?: () => Promise<void>;
-  /** The native addon, or why it is unavailable (default `loadNativeMemory()`). */
-  readonly native?: NativeMemory | Error;
-  /** glibc's trim threshold the addon sets (default 1 MiB; see src/runtime/native/memory.c). */
-  readonly mallocTrimThresholdBytes?: number;
-  /** glibc's mmap threshold the addon sets (default 256 KiB; see src/runtime/native/memory.c). */
-  readonly mallocMmapThresholdBytes?: number;
-  /** How often the addon releases memory (default the smaller of `intervalMs` and 15 s). */
-  readonly releaseEveryMs?: number;
 }
 
 const MiB = 1024 * 1024;
@@ -113,30 +97,6 @@ export async function collectGarbageReducingMemory(): Promise<void> {
   }
 }
 
-/** Releases what the native addon can; returns false when it failed (it is then not used again). */
-function releaseNative(
-  native: NativeMemory,
-  thresholds: { trim: number; mmap: number },
-  log: Logger,
-): boolean {
-  try {
-    const malloc = native.trimMalloc(thresholds.trim, thresholds.mmap);
-    const filePages = native.releaseFilePages();
-    log.debug({ filePagesMiB: Math.round(filePages / MiB), mallocTrimmed: malloc }, 'memory pages released');
-    return true;
-  } catch (error) {
-    log.warn({ err: error }, 'cannot release memory pages; releasing them is off');
-    return false;
-  }
-}
-
-/** The addon, or undefined after saying once why it is unavailable. */
-function nativeOrNone(loaded: NativeMemory | Error, log: Logger): NativeMemory | undefined {
-  if (!(loaded instanceof Error)) return loaded;
-  log.info({ reason: loaded.message }, 'native memory release unavailable; only the V8 heap is trimmed');
-  return undefined;
-}
-
 /** Starts the periodic check; `stop()` ends it. The timer does not keep the process alive. */
 export function startHeapTrimmer(options: HeapTrimmerOptions): { stop(): void } {
   const stats = options.stats ?? heapFigures;
@@ -144,16 +104,7 @@ export function startHeapTrimmer(options: HeapTrimmerOptions): { stop(): void } 
   const minSlack = options.minSlackBytes ?? 32 * MiB;
   const minYoung = options.minYoungBytes ?? 4 * MiB;
   const idleShare = options.idleUtilization ?? 0.05;
-  const thresholds = {
-    trim: options.mallocTrimThresholdBytes ?? 1 * MiB,
-    mmap: options.mallocMmapThresholdBytes ?? 256 * 1024,
-  };
   const utilization = options.utilization ?? utilizationMeter();
-  let native = nativeOrNone(options.native ?? loadNativeMemory(), options.log);
-  const releaseEvery = options.releaseEveryMs ?? Math.min(options.intervalMs, 15_000);
-  // The timer ticks at the release cadence; the heap is checked on every `ticksPerCheck`-th tick.
-  const ticksPerCheck = Math.max(1, Math.round(options.intervalMs / releaseEvery));
-  let ticks = 0;
   let collecting = true;
   let running = false;
 
@@ -179,20 +130,14 @@ export function startHeapTrimmer(options: HeapTrimmerOptions): { stop(): void } 
     }
   };
 
-  const tick = async (): Promise<void> => {
-    ticks += 1;
-    if (collecting && ticks % ticksPerCheck === 0) await check();
-    if (native && !releaseNative(native, thresholds, options.log)) native = undefined;
-  };
-
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    void tick().finally(() => {
+    void check().finally(() => {
       running = false;
-      if (!collecting && !native) clearInterval(timer);
+      if (!collecting) clearInterval(timer);
     });
-  }, releaseEvery);
+  }, options.intervalMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }
