@@ -4,17 +4,14 @@
  * image set to it and `pullPolicy: Never`, then the wait for the operator Deployment's rollout
  * (its Pods Ready by the chart's own probes, as the chart's non-root, read-only-root user).
  */
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { AppsV1Api, CoreV1Api, type KubeConfig, type V1Deployment } from '@kubernetes/client-node';
 import { defaultControllers } from '../control-plane/controller-manager.ts';
 import type { LocalNode } from '../control-plane/node/node.ts';
 import { HelmRelease } from './helm.ts';
-import { imageValues, type OperatorImage } from './operator-image.ts';
+import { importImage as importArchive, type OperatorImage } from '../image/image.ts';
+import { imageValues } from './operator-image.ts';
 import { waitForRollout } from './workloads.ts';
-
-const execFileAsync = promisify(execFile);
 
 /**
  * kube-controller-manager's controllers a cluster running the chart and the samples needs: the
@@ -44,19 +41,13 @@ export const nodeInstallApiServerArgs: readonly string[] = [
 export const defaultRelease = { name: 'coffer', namespace: 'coffer-system' } as const;
 
 /** Imports the image archive into the node's containerd (namespace `k8s.io`, where the kubelet looks). */
-export async function importImage(node: LocalNode, archive: string): Promise<void> {
-  const socket = join(node.dir, 'containerd.sock');
-  try {
-    await execFileAsync('ctr', ['--address', socket, '-n', 'k8s.io', 'images', 'import', archive]);
-  } catch (error) {
-    const stderr = (error as { stderr?: string }).stderr ?? (error as Error).message;
-    throw new Error(`cannot import image ${archive} into the node: ${stderr.trim()}`, { cause: error });
-  }
+export function importImage(node: LocalNode, archive: string): Promise<void> {
+  return importArchive(archive, join(node.dir, 'containerd.sock'));
 }
 
 /** The chart values for `image`: the chart's defaults otherwise, plus `extra` (merged one level deep). */
 export function chartValues(
-  image: OperatorImage,
+  image: Pick<OperatorImage, 'reference'>,
   extra: Record<string, unknown> = {},
 ): Record<string, unknown> {
   const { image: extraImage, ...rest } = extra;
@@ -74,7 +65,7 @@ export interface InstallOptions {
   readonly kubeConfig: KubeConfig;
   readonly kubeconfigPath: string;
   readonly helm: string;
-  readonly image: OperatorImage;
+  readonly image: Pick<OperatorImage, 'reference'>;
   /** Chart values besides the image (default: none, the chart's defaults). */
   readonly values?: Record<string, unknown>;
   readonly release?: { readonly name: string; readonly namespace: string };

@@ -24,7 +24,7 @@ import type { ResourceState } from '../status.ts';
 import { applyResources, ensureNamespace, SANDBOX_FIELD_MANAGER, whatCanGetReady } from '../start.ts';
 import type { HelmRelease } from './helm.ts';
 import { importImage, installOperator, nodeInstallApiServerArgs, nodeInstallControllers } from './install.ts';
-import { buildOperatorImage, type OperatorImage } from './operator-image.ts';
+import { buildOperatorImage, type OperatorImage } from '../image/image.ts';
 import { runnableOnNode, waitForRollout } from './workloads.ts';
 
 /** Options of {@link startNodeSandbox}. */
@@ -137,7 +137,9 @@ async function startInOrder(
   const binaries = await ensureBinaries({ log, env: options.env, controllerManager: true });
   if (!binaries.helm)
     throw new Error('cannot install the chart: helm not found; run `npm run control-plane:install`');
-  const building = options.image ? Promise.resolve(options.image) : buildOperatorImage(join(dir, 'image'));
+  const building = options.image
+    ? Promise.resolve(options.image)
+    : buildOperatorImage({ archive: join(dir, 'operator-image.oci.tar'), env: options.env });
   building.catch(() => undefined);
   const plane = await timed(phases, 'control plane and node', () =>
     startControlPlane({
