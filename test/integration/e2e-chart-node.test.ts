@@ -42,12 +42,17 @@ async function operatorPods(core: CoreV1Api): Promise<V1Pod[]> {
   return pods.items.filter((pod) => !pod.metadata?.deletionTimestamp);
 }
 
+/** The output of `ctr … args` against the node's containerd, in the kubelet's namespace. */
+async function ctr(sandbox: NodeSandbox, ...args: string[]): Promise<string> {
+  const socket = join(sandbox.plane.node?.dir ?? '', 'containerd.sock');
+  const { stdout } = await execFileAsync('ctr', ['--address', socket, '-n', 'k8s.io', ...args]);
+  return stdout;
+}
+
 /** The host PID of the container `containerId` (`containerd://<id>`), from the node's containerd. */
 async function hostPid(sandbox: NodeSandbox, containerId: string): Promise<number> {
   const id = containerId.replace(/^containerd:\/\//, '');
-  const socket = join(sandbox.plane.node?.dir ?? '', 'containerd.sock');
-  const { stdout } = await execFileAsync('ctr', ['--address', socket, '-n', 'k8s.io', 'tasks', 'ls']);
-  const line = stdout.split('\n').find((row) => row.startsWith(id));
+  const line = (await ctr(sandbox, 'tasks', 'ls')).split('\n').find((row) => row.startsWith(id));
   if (!line) throw new Error(`no task for container ${id}`);
   return Number(line.trim().split(/\s+/)[1]);
 }
@@ -102,9 +107,9 @@ describe('the chart on a node, with the image built from the Dockerfile', () => 
     const [pod] = await operatorPods(core);
     expect(pod?.status?.containerStatuses?.[0]?.image).toBe(sandbox.image.reference);
     // The node's containerd holds the image under that name with the digest the build produced.
-    const socket = join(sandbox.plane.node?.dir ?? '', 'containerd.sock');
-    const { stdout } = await execFileAsync('ctr', ['--address', socket, '-n', 'k8s.io', 'images', 'ls']);
-    const row = stdout.split('\n').find((line) => line.startsWith(`${sandbox.image.reference} `));
+    const row = (await ctr(sandbox, 'images', 'ls'))
+      .split('\n')
+      .find((line) => line.startsWith(`${sandbox.image.reference} `));
     expect(row?.split(/\s+/)).toContain(sandbox.image.digest);
   });
 
