@@ -35,6 +35,8 @@ import { waitFor } from '../support/wait-for.ts';
 const execFileAsync = promisify(execFile);
 const release = { name: 'coffer', namespace: 'coffer-system' };
 const instance = `app.kubernetes.io/instance=${release.name}`;
+/** The chart's defaults, but a readiness probe every second instead of every 10 s: the file's budget. */
+const values = { readinessProbe: { initialDelaySeconds: 1, periodSeconds: 1 } };
 
 /** The Pods of `namespace` matching `labelSelector` that are not being deleted. */
 async function livePods(core: CoreV1Api, namespace: string, labelSelector: string): Promise<V1Pod[]> {
@@ -92,7 +94,7 @@ describe('the chart on a node, with the image built from the Dockerfile', () => 
   };
 
   beforeAll(async () => {
-    sandbox = await startNodeSandbox({ log: (line) => console.log(line) });
+    sandbox = await startNodeSandbox({ log: (line) => console.log(line), values });
     console.log(sandbox.phases.map((phase) => `${phase.name} ${phase.ms} ms`).join(', '));
     kc = sandbox.cluster.kubeConfig();
     core = kc.makeApiClient(CoreV1Api);
@@ -230,7 +232,7 @@ describe('the chart on a node, with the image built from the Dockerfile', () => 
     const [old] = await operatorPods(core);
     const demo = await apps.readNamespacedDeployment({ name: 'demo-app', namespace: sandbox.namespace });
     const demoPods = await livePods(core, sandbox.namespace, 'app.kubernetes.io/name=demo-app');
-    await sandbox.release.upgrade(chartValues(sandbox.image, { operator: { logLevel: 'debug' } }));
+    await sandbox.release.upgrade(chartValues(sandbox.image, { ...values, operator: { logLevel: 'debug' } }));
     expect((await sandbox.release.status()).version).toBe(2);
     const deployment = await operatorDeployment(apps, release);
     expect(deployment.spec?.template.spec?.containers[0]?.args).toContain('--log-level=debug');
