@@ -7,7 +7,11 @@
  * try. Runs until Ctrl-C, then stops everything and removes its temporary files.
  *
  *   coffer sandbox [--kubeconfig PATH] [--data-dir DIR] [--namespace default] [--timeout 3m]
- *                  [--log-level info] [--exit-when-ready]
+ *                  [--log-level info] [--exit-when-ready] [--node]
+ *
+ * With --node it runs as users run Coffer (src/sandbox/node-install/): the control plane gets a
+ * node (containerd, kubelet; root), the operator image is built from the Dockerfile and imported
+ * into it, `helm install` runs the operator as a Deployment, and the samples' demo-app Pod runs.
  *
  * Exit status: 0 after Ctrl-C once all were Ready and Synced (or with --exit-when-ready), 1 when
  * the resources did not get there in time or start-up failed, 2 for bad flags.
@@ -17,19 +21,27 @@ import { performance } from 'node:perf_hooks';
 import { tryParseDuration } from '../runtime/duration.ts';
 import { InstallInterruptedError } from '../sandbox/install-script.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
+import { startNodeSandbox } from '../sandbox/node-install/start.ts';
 import { startSandbox, type SandboxOptions } from '../sandbox/start.ts';
 import type { ResourceState } from '../sandbox/status.ts';
 import { changedLines, failureLines, renderTable, summaryLine } from '../sandbox/table.ts';
 
 const USAGE = `usage: coffer sandbox [--kubeconfig PATH] [--data-dir DIR] [--namespace default]
-                      [--timeout 3m] [--log-level info] [--exit-when-ready]
+                      [--timeout 3m] [--log-level info] [--exit-when-ready] [--node]
 
   --kubeconfig PATH   use this cluster (its current context) instead of a local control plane
   --data-dir DIR      keep the devserver's state and the operator log in DIR across runs
   --namespace NAME    namespace of the samples (default: default)
   --timeout DURATION  how long to wait for all resources to be Ready and Synced (default: 3m)
   --log-level LEVEL   operator log level: debug, info, warn, error (default: info)
-  --exit-when-ready   stop and exit once everything is Ready and Synced (for scripts and timing)`;
+  --exit-when-ready   stop and exit once everything is Ready and Synced (for scripts and timing)
+  --node              run it as users run Coffer: the local control plane gets a node (containerd,
+                      kubelet, kube-proxy; needs root), the operator image is built from the
+                      Dockerfile and imported into it (never pulled), \`helm install\` of
+                      charts/coffer runs the operator as a Deployment, a devserver listens on the
+                      node's address, and the samples' demo-app Deployment runs (on a locally built
+                      image). Ctrl-C stops all of it and restores the machine. Not with
+                      --kubeconfig or --data-dir.`;
 
 const logLevels = ['debug', 'info', 'warn', 'error'] as const;
 
@@ -38,6 +50,16 @@ export interface SandboxArgs {
   readonly options: SandboxOptions;
   readonly timeoutMs: number;
   readonly exitWhenReady: boolean;
+  /** Run the operator from its image on a node of the local control plane (`--node`). */
+  readonly node: boolean;
+}
+
+/** `--node` runs its own control plane: it does not combine with another cluster or a data dir. */
+function checkNodeFlags(values: { node?: boolean; kubeconfig?: string; 'data-dir'?: string }): void {
+  if (values.node && (values.kubeconfig !== undefined || values['data-dir'] !== undefined))
+    throw new Error(
+      'cannot use --node with --kubeconfig or --data-dir: the node is part of a local control plane',
+    );
 }
 
 /** Turns command-line flags into sandbox options; throws with a readable message. */
@@ -51,6 +73,7 @@ export function parseSandboxArgs(args: string[]): SandboxArgs {
       timeout: { type: 'string' },
       'log-level': { type: 'string' },
       'exit-when-ready': { type: 'boolean' },
+      node: { type: 'boolean' },
     },
     strict: true,
     allowPositionals: false,
@@ -61,6 +84,7 @@ export function parseSandboxArgs(args: string[]): SandboxArgs {
   const level = values['log-level'] ?? 'info';
   if (!(logLevels as readonly string[]).includes(level))
     throw new Error(`cannot parse --log-level "${level}": expected one of ${logLevels.join(', ')}`);
+  checkNodeFlags(values);
   if (values.namespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(values.namespace))
     throw new Error(`cannot use --namespace "${values.namespace}": not a namespace name`);
   return {
@@ -72,6 +96,7 @@ export function parseSandboxArgs(args: string[]): SandboxArgs {
     },
     timeoutMs,
     exitWhenReady: values['exit-when-ready'] ?? false,
+    node: values.node ?? false,
   };
 }
 
@@ -137,7 +162,8 @@ function printTryIt(sandbox: Sandbox): void {
     : '';
   console.log('');
   console.log(`Kubeconfig: ${kubeconfigPath}`);
-  console.log(`Devserver:  ${sandbox.devserver.url}   Operator log: ${sandbox.operatorLogPath}`);
+  const operatorLog = sandbox.operatorLogCommand ?? sandbox.operatorLogPath;
+  console.log(`Devserver:  ${sandbox.devserver.url}   Operator log: ${operatorLog}`);
   console.log('Try:');
   console.log(`  export KUBECONFIG=${kubeconfigPath}`);
   console.log(`  ${kubectl} get coffer -A`);
@@ -181,6 +207,29 @@ async function runStarted(sandbox: Sandbox, parsed: SandboxArgs, signal: AbortSi
   return ready ? 0 : 1;
 }
 
+/** Starts the sandbox `parsed` asks for: on a node, or with the operator in-process. */
+function start(parsed: SandboxArgs, log: (line: string) => void, signal: AbortSignal): Promise<Sandbox> {
+  if (!parsed.node) return startSandbox({ ...parsed.options, log, signal });
+  return startNodeSandbox({
+    log,
+    ...(parsed.options.namespace ? { namespace: parsed.options.namespace } : {}),
+    values: { operator: { logLevel: parsed.options.operatorLogLevel ?? 'info' } },
+  });
+}
+
+/** What stopping `sandbox` stops. */
+function stoppedParts(parsed: SandboxArgs, sandbox: Sandbox): string {
+  if (parsed.node) return 'operator, devserver, control plane and node';
+  return sandbox.cluster.local ? 'operator, devserver and control plane' : 'operator and devserver';
+}
+
+function startLine(parsed: SandboxArgs): string {
+  if (parsed.node) return 'starting a local control plane with a node, and building the operator image';
+  return parsed.options.kubeconfig
+    ? `using the cluster of ${parsed.options.kubeconfig}`
+    : 'starting a local control plane';
+}
+
 /** Runs the sandbox; resolves with the exit status. */
 export async function runSandbox(args: string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
@@ -198,12 +247,8 @@ export async function runSandbox(args: string[]): Promise<number> {
   const log = (line: string) => console.log(line.startsWith('[') ? line : `[sandbox] ${line}`);
   let sandbox: Sandbox | undefined;
   try {
-    log(
-      parsed.options.kubeconfig
-        ? `using the cluster of ${parsed.options.kubeconfig}`
-        : 'starting a local control plane',
-    );
-    sandbox = await startSandbox({ ...parsed.options, log, signal: interrupt.signal });
+    log(startLine(parsed));
+    sandbox = await start(parsed, log, interrupt.signal);
     if (interrupt.signal.aborted) return 1;
     return await runStarted(sandbox, parsed, interrupt.signal);
   } catch (error) {
@@ -212,9 +257,7 @@ export async function runSandbox(args: string[]): Promise<number> {
     return 1;
   } finally {
     if (sandbox) {
-      const stopped = sandbox.cluster.local
-        ? 'operator, devserver and control plane'
-        : 'operator and devserver';
+      const stopped = stoppedParts(parsed, sandbox);
       const kept = sandbox.dataDir ? `; ${sandbox.dataDir} kept` : '';
       await sandbox.stop().then(
         () => console.log(`[sandbox] stopped ${stopped}; temporary files removed${kept}`),

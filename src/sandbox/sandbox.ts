@@ -34,13 +34,17 @@ export class Sandbox {
   readonly cluster: SandboxCluster;
   readonly namespace: string;
   readonly devserver: DevServer;
-  readonly operator: RunningOperator;
+  /** The in-process operator; undefined when the operator runs in the cluster (`--node`). */
+  readonly operator: RunningOperator | undefined;
   readonly plan: SamplePlan;
   /** Kinds the operator reconciles; resources of other kinds show as waiting. */
   readonly registeredKinds: ReadonlySet<string>;
   /** Resources that cannot get Ready in this build (see `blocked.ts`), by `resourceKey`. */
   readonly blocked: ReadonlySet<string>;
+  /** The in-process operator's log file; with an operator in the cluster, the pod log directory. */
   readonly operatorLogPath: string;
+  /** The command that shows the log of an operator running in the cluster. */
+  readonly operatorLogCommand: string | undefined;
   readonly dataDir: string | undefined;
   readonly phases: Phases;
   readonly startedAt: number;
@@ -53,11 +57,12 @@ export class Sandbox {
     cluster: SandboxCluster;
     namespace: string;
     devserver: DevServer;
-    operator: RunningOperator;
+    operator: RunningOperator | undefined;
     plan: SamplePlan;
     registeredKinds: ReadonlySet<string>;
     blocked: ReadonlySet<string>;
     operatorLogPath: string;
+    operatorLogCommand?: string;
     dataDir: string | undefined;
     phases: Phases;
     startedAt: number;
@@ -71,6 +76,7 @@ export class Sandbox {
     this.registeredKinds = parts.registeredKinds;
     this.blocked = parts.blocked;
     this.operatorLogPath = parts.operatorLogPath;
+    this.operatorLogCommand = parts.operatorLogCommand;
     this.dataDir = parts.dataDir;
     this.phases = parts.phases;
     this.startedAt = parts.startedAt;

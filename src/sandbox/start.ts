@@ -55,7 +55,8 @@ async function timed<T>(phases: Phases, name: string, step: () => Promise<T>): P
   return result;
 }
 
-async function ensureNamespace(core: CoreV1Api, name: string): Promise<void> {
+/** Creates namespace `name` unless it exists. */
+export async function ensureNamespace(core: CoreV1Api, name: string): Promise<void> {
   try {
     await core.readNamespace({ name });
   } catch (error) {
@@ -113,7 +114,11 @@ async function loadModules() {
 type Modules = Awaited<ReturnType<typeof loadModules>>;
 
 /** The kinds the operator runs, and the sample resources that cannot get Ready without others. */
-function whatCanGetReady(options: SandboxOptions, plan: SamplePlan, modules: Modules) {
+export function whatCanGetReady(
+  plan: SamplePlan,
+  modules: Pick<Modules, 'kindControllers' | 'directKindControllers' | 'kindRegistry'>,
+  options: SandboxOptions = {},
+) {
   const managed: readonly KindController[] = options.operator?.kinds ?? modules.kindControllers;
   const direct = options.operator?.directKinds ?? modules.directKindControllers;
   const registeredKinds = new Set([...managed, ...direct].map((controller) => controller.definition.kind));
@@ -130,7 +135,7 @@ function whatCanGetReady(options: SandboxOptions, plan: SamplePlan, modules: Mod
  * reused) and, in that case, restores the Bootstrap's output Secret, all before the operator
  * starts, so it never calls the bootstrap endpoint of an instance that is already set up.
  */
-async function applyResources(
+export async function applyResources(
   kc: KubeConfig,
   plan: SamplePlan,
   reusedDir: string | undefined,
@@ -218,7 +223,7 @@ async function startInOrder(options: SandboxOptions, cleanups: Cleanup[], phases
     devserver,
     operator,
     plan,
-    ...whatCanGetReady(options, plan, modules),
+    ...whatCanGetReady(plan, modules, options),
     operatorLogPath,
     dataDir: options.dataDir,
     phases,

@@ -30,9 +30,13 @@ export function apiServerArgs(
   extra: readonly string[],
 ): string[] {
   const file = (name: string): string => join(dir, name);
-  // A list flag: given twice, kube-apiserver would append (and refuse the repeated mode).
-  const authorization =
-    extra.find((flag) => flag.startsWith('--authorization-mode=')) ?? '--authorization-mode=RBAC';
+  // List flags: given twice, kube-apiserver would append (and refuse a repeated mode), so the
+  // last one of `extra` wins and the others are dropped.
+  const last = (name: string) => extra.findLast((flag) => flag.startsWith(`--${name}=`));
+  const authorization = last('authorization-mode') ?? '--authorization-mode=RBAC';
+  const admission = last('enable-admission-plugins');
+  const listFlag = /^--(authorization-mode|enable-admission-plugins)=/;
+  const serviceAccountAdmission = admission?.split('=')[1]?.split(',').includes('ServiceAccount') ?? false;
   return [
     `--etcd-servers=http://127.0.0.1:${etcdPort}`,
     '--bind-address=127.0.0.1',
@@ -47,14 +51,16 @@ export function apiServerArgs(
     `--service-account-key-file=${file('sa.pub')}`,
     `--service-account-signing-key-file=${file('sa.key')}`,
     '--service-cluster-ip-range=10.0.0.0/24',
-    // No serviceaccount controller runs (not even with kube-controller-manager), so nothing creates
-    // the `default` service account that the ServiceAccount admission plugin requires for pods.
-    '--disable-admission-plugins=ServiceAccount',
+    // Unless enabled in `extra` (a cluster whose serviceaccount controller runs; Pods then get
+    // their ServiceAccount's token mounted), off: nothing would create the `default` service
+    // account the ServiceAccount admission plugin requires for pods.
+    ...(serviceAccountAdmission ? [] : ['--disable-admission-plugins=ServiceAccount']),
     // Nothing in a cluster uses this API server: no Endpoints upkeep for the `kubernetes` service.
     '--endpoint-reconciler-type=none',
     '--allow-privileged=true',
     '--profiling=false',
-    ...extra.filter((flag) => flag !== authorization),
+    ...extra.filter((flag) => !listFlag.test(flag)),
+    ...(admission ? [admission] : []),
   ];
 }
 
