@@ -2,12 +2,13 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Integration files that run alone, after all others (project `integration-serial`):
- * - node.test.ts: the node holds a machine-wide lock and runs real Pods (containerd, kubelet);
+ * - node*.test.ts (node.test.ts and any file named so that starts `startControlPlane({ node: true })`):
+ *   one node runs per machine at a time (a machine-wide lock) and it runs real Pods;
  * - chaos-*.test.ts: they measure rates and takeover times over wall-clock windows (service faults,
  *   Lease expiry, operator crashes, API server restarts) that a busy CPU would stretch.
  */
 const serialIntegration = [
-  'test/integration/node.test.ts',
+  'test/integration/node*.test.ts',
   'test/integration/chaos-apiserver.test.ts',
   'test/integration/chaos-crash.test.ts',
   'test/integration/chaos-failover.test.ts',
@@ -15,11 +16,11 @@ const serialIntegration = [
 ];
 
 /**
- * Files running at once in the first group (unit and integration alike). Integration files mostly
- * wait on the API server, the devserver and requeues, so three share two cores well; the global
- * setup starts one control plane per slot (see test/support/global-setup.ts).
+ * Integration files running at once. They mostly wait on the API server, the devserver and
+ * requeues, so three share two cores well; the global setup starts one control plane per slot
+ * (see test/support/global-setup.ts).
  */
-const parallelWorkers = 3;
+const integrationWorkers = 3;
 
 const integration = {
   environment: 'node',
@@ -28,10 +29,11 @@ const integration = {
   hookTimeout: 120_000,
 } as const;
 
-// Three projects in two groups: fast colocated unit tests and the integration files that can share
-// the machine run first, side by side; then the files that need the machine to themselves, one at a
-// time. Integration tests run against real kube-apiservers + etcd (one per worker slot, started by
-// the global setup) and devservers on loopback.
+// Three projects, run one after another (`sequence.groupOrder`): the colocated unit tests (CPU-bound,
+// two at a time: they keep the default 5 s test timeout), the integration files that can share the
+// machine (three at a time), then the files that need the machine to themselves, one at a time.
+// Integration tests run against real kube-apiservers + etcd (one per worker slot, started by the
+// global setup) and devservers on loopback.
 export default defineConfig({
   test: {
     projects: [
@@ -40,7 +42,7 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts'],
           environment: 'node',
-          maxWorkers: parallelWorkers,
+          maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
       },
@@ -50,8 +52,8 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           exclude: serialIntegration,
-          maxWorkers: parallelWorkers,
-          sequence: { groupOrder: 0 },
+          maxWorkers: integrationWorkers,
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -60,7 +62,7 @@ export default defineConfig({
           name: 'integration-serial',
           include: serialIntegration,
           maxWorkers: 1,
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],
