@@ -23,11 +23,11 @@ const serialIntegration = [
 const integrationWorkers = 3;
 
 const integration = {
-  environment: 'node',
+  environment: 'node' as const,
   globalSetup: ['test/support/global-setup.ts'],
   testTimeout: 60_000,
   hookTimeout: 120_000,
-} as const;
+};
 
 // Three projects, run one after another (`sequence.groupOrder`): the colocated unit tests (CPU-bound,
 // two at a time: they keep the default 5 s test timeout), the integration files that can share the
