@@ -30,8 +30,9 @@ const integration = {
 };
 
 // Three projects, run one after another (`sequence.groupOrder`): the colocated unit tests (CPU-bound,
-// two at a time: they keep the default 5 s test timeout), the integration files that can share the
-// machine (three at a time), then the files that need the machine to themselves, one at a time.
+// one at a time as before: several keep the default 5 s test timeout with little to spare on a busy
+// machine), the integration files that can share the machine (three at a time), then the files that
+// need the machine to themselves, one at a time.
 // Integration tests run against real kube-apiservers + etcd (one per worker slot, started by the
 // global setup) and devservers on loopback.
 export default defineConfig({
@@ -42,7 +43,7 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts'],
           environment: 'node',
-          maxWorkers: 2,
+          maxWorkers: 1,
           sequence: { groupOrder: 0 },
         },
       },
