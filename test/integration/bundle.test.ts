@@ -7,10 +7,11 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAllCrds } from '../../src/api/crd/build.ts';
 import { allCrdsYaml } from '../../src/api/crd/render.ts';
 import { kindDefinitions } from '../../src/controllers/registry.ts';
+import { injectedControlPlane } from '../support/kube.ts';
 import { HARNESS_TOKEN_SECRET, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
 import {
   newProcessDir,
@@ -75,7 +76,7 @@ describe('the bundled CLI (what the image runs)', () => {
       auth: { token: { secretRef: { name: HARNESS_TOKEN_SECRET, key: 'token' } } },
     });
     operator = await startOperatorProcess({
-      kubeconfigPath: inject('controlPlane').kubeconfigPath,
+      kubeconfigPath: injectedControlPlane().kubeconfigPath,
       dir,
       name: 'bundled',
       namespaces: [h.namespace],

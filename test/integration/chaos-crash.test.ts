@@ -5,8 +5,8 @@
 // in its status — with nothing leaked.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { waitFor } from '../support/kube.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { injectedControlPlane, waitFor } from '../support/kube.ts';
 import { HARNESS_TOKEN_SECRET, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
 import {
   newProcessDir,
@@ -50,7 +50,7 @@ afterAll(async () => {
 
 function startOperator(run: number): Promise<OperatorProcess> {
   return startOperatorProcess({
-    kubeconfigPath: inject('controlPlane').kubeconfigPath,
+    kubeconfigPath: injectedControlPlane().kubeconfigPath,
     dir,
     name: `operator-${run}`,
     namespaces: [h.namespace],

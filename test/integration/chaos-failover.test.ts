@@ -3,8 +3,8 @@
 // mid-batch: the standby takes over once the Lease expires (the time is printed), finishes the
 // work, and the devserver saw exactly one create per resource — no double writes.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { waitFor } from '../support/kube.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { injectedControlPlane, waitFor } from '../support/kube.ts';
 import { HARNESS_TOKEN_SECRET, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
 import {
   newProcessDir,
@@ -34,7 +34,7 @@ beforeAll(async () => {
   for (const name of ['replica-a', 'replica-b']) {
     replicas.push(
       await startOperatorProcess({
-        kubeconfigPath: inject('controlPlane').kubeconfigPath,
+        kubeconfigPath: injectedControlPlane().kubeconfigPath,
         dir,
         name,
         namespaces: [h.namespace],

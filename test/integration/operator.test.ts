@@ -94,8 +94,9 @@ describe('operator', () => {
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
+      // A fresh Node process loading the sources: slow while other test files share the CPU.
       await waitFor(async () => (await get(healthPort, '/readyz')).status === 200, {
-        timeoutMs: 30_000,
+        timeoutMs: 90_000,
         message: 'coffer operator to be ready',
       });
       await waitFor(() => output.includes('"operator ready"'), {
@@ -116,5 +117,5 @@ describe('operator', () => {
       .makeApiClient(CoordinationV1Api)
       .readNamespacedLease({ namespace, name: 'coffer-operator-leader' });
     expect(lease.spec?.holderIdentity ?? '').toBe('');
-  });
+  }, 150_000);
 });

@@ -4,7 +4,6 @@
 // project). Each SecretBatch uses a one-hour poll interval, so only an event can explain a quick
 // restore.
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventSubscription } from '../../src/client/index.ts';
 import { projectController } from '../../src/controllers/project/index.ts';
@@ -115,8 +114,14 @@ describe('project events', () => {
     expect(eventsState(obj)).toMatchObject({ reason: 'TooManyStreams' });
     expect(eventsState(obj).message).toContain('poll interval');
     await tamper(ids.crowded ?? '');
-    // Nothing reacts before the poll: the value stays changed...
-    await sleep(3_000);
+    // Nothing reacts before the poll: the value stays changed even after a later change in the
+    // live project has come through its stream and been restored...
+    await tamper(ids.live ?? '');
+    await waitFor(async () => (await stored(ids.live ?? '')) === 'on', {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+      message: 'the later change in the live project restored by its event',
+    });
     expect(await stored(ids.crowded ?? '')).toBe('off');
     // ...until the poll (requested now instead of waiting an hour) restores it.
     await h.requestReconcile('SecretBatch', 'crowded');

@@ -4,7 +4,6 @@
 // rolling pods would need kube-controller-manager) on a real change of content, not on a read
 // that finds the same content, and a burst of edits restarts them once (spec.rollout.debounce).
 // A Deployment annotated for another Secret is never touched.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { AppsV1Api, type V1Deployment } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectController } from '../../src/controllers/project/index.ts';
@@ -67,6 +66,24 @@ async function workloadSecret(): Promise<CofferObject | undefined> {
   return h.get('WorkloadSecret', 'app');
 }
 
+/**
+ * Requests a reconcile of the WorkloadSecret and waits until its status records it handled. The
+ * operator reconciles one key at a time, so every reconcile that had started before — with its
+ * rollout decision, a pending restart recorded in `status.pendingRestart` or a restart done — is
+ * finished and written by then.
+ */
+async function reconciledAfterwards(): Promise<CofferObject> {
+  const requested = await h.requestReconcile('WorkloadSecret', 'app');
+  const value = requested.metadata.annotations?.['coffer.dev/reconcile-requested-at'];
+  return waitFor(
+    async () => {
+      const obj = await workloadSecret();
+      return obj?.status?.lastHandledReconcileAt === value ? obj : undefined;
+    },
+    { timeoutMs: 30_000, message: 'the requested reconcile of the WorkloadSecret' },
+  );
+}
+
 beforeAll(async () => {
   h = await startOperatorHarness({ operator: { kinds: [projectController] } });
   apps = h.kubeConfig.makeApiClient(AppsV1Api);
@@ -104,10 +121,12 @@ describe('WorkloadSecret rollout restart', () => {
     // The same value written again: an event, a read, the same content.
     await put('GREETING', 'hello-1');
     await waitFor(() => reads() > before, { timeoutMs: 30_000, message: 'the WorkloadSecret to read again' });
-    await sleep(10_000); // well past the debounce: a wrongly due restart would show by now
+    // Decided: a restart due later would be recorded as pending, one due now would be done.
+    const after = await reconciledAfterwards();
+    expect(after.status?.pendingRestart).toBeUndefined();
+    expect(after.status?.lastRestart).toBeUndefined();
     expect(await restartedAt('web')).toBeUndefined();
     expect(await restartedAt('side')).toBeUndefined();
-    expect((await workloadSecret())?.status?.lastRestart).toBeUndefined();
   }, 120_000);
 
   it('restarts the named and the annotated Deployment on a change, recording it in status', async () => {
@@ -143,7 +162,11 @@ describe('WorkloadSecret rollout restart', () => {
       timeoutMs: 30_000,
     });
     await waitFor(async () => (await restartedAt('web')) !== previous, { timeoutMs: 60_000 });
-    await sleep(10_000); // well past the debounce: a second restart would show by now
+    // Settled: the restart is recorded and none is pending, so no second one can follow without
+    // a new change of content.
+    const after = await reconciledAfterwards();
+    expect(after.status?.pendingRestart).toBeUndefined();
+    expect((after.status?.lastRestart as { time?: string } | undefined)?.time).toBe(await restartedAt('web'));
     expect(await generation('web')).toBe(before.web + 1);
     expect(await generation('side')).toBe(before.side + 1);
   }, 180_000);

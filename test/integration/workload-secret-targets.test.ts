@@ -14,7 +14,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inject } from 'vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectController } from '../../src/controllers/project/index.ts';
 import { locateBinaries } from '../../src/sandbox/control-plane/binaries.ts';
@@ -22,7 +21,7 @@ import { createServiceAccountKey, issueServingCertificate } from '../../src/sand
 import { startControllerManager } from '../../src/sandbox/control-plane/controller-manager.ts';
 import type { ManagedProcess } from '../../src/sandbox/control-plane/process.ts';
 import { apiVersion } from '../../src/api/v1alpha1/index.ts';
-import { applyObject, statusCodeOf, waitFor } from '../support/kube.ts';
+import { applyObject, injectedControlPlane, statusCodeOf, waitFor } from '../support/kube.ts';
 import {
   HARNESS_CONNECTION,
   startOperatorHarness,
@@ -40,7 +39,7 @@ const value = (name: string) => `${marker}-${name}`;
 
 /** kube-controller-manager with the garbage collector and the token controller, against the shared API server. */
 async function startGarbageCollector(): Promise<ManagedProcess> {
-  const info = inject('controlPlane');
+  const info = injectedControlPlane();
   const binary = locateBinaries().kubeControllerManager;
   if (!binary) throw new Error('kube-controller-manager is not installed (scripts/control-plane/install.sh)');
   gcDir = mkdtempSync(join(tmpdir(), 'coffer-ws-gc-'));
@@ -162,7 +161,7 @@ async function annotateSecret(name: string, annotations: Record<string, string>)
  * stored before its CRD refused a value looks like (the API server does not validate what it reads).
  */
 async function storeUnvalidated(name: string, spec: Record<string, unknown>): Promise<void> {
-  const etcd = inject('controlPlane').etcdServer;
+  const etcd = injectedControlPlane().etcdServer;
   if (!etcd) throw new Error('the control plane does not say where etcd listens');
   const object = {
     apiVersion,

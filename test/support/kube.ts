@@ -2,14 +2,32 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
 import { inject } from 'vitest';
-import { statusCodeOf, TestCluster, testFieldManager, toClientModel } from './control-plane-cluster.ts';
+import {
+  statusCodeOf,
+  TestCluster,
+  testFieldManager,
+  toClientModel,
+  type ControlPlaneInfo,
+} from './control-plane-cluster.ts';
 
 export { waitFor, type WaitForOptions } from './wait-for.ts';
 export { statusCodeOf, toClientModel } from './control-plane-cluster.ts';
 
-/** The run's control plane (started by the global setup) as a {@link TestCluster}. */
+/**
+ * This worker's control plane (started by the global setup, one per worker slot): files that run
+ * at the same time get different ones, files of one slot share theirs, one after another.
+ */
+export function injectedControlPlane(): ControlPlaneInfo {
+  const planes = inject('controlPlanes');
+  const slot = Number(process.env['VITEST_POOL_ID'] ?? '1');
+  const plane = planes[(slot - 1) % planes.length];
+  if (!plane) throw new Error(`no control plane provided for worker slot ${slot}`);
+  return plane;
+}
+
+/** This worker's control plane (see {@link injectedControlPlane}) as a {@link TestCluster}. */
 export function clusterFromInjected(): TestCluster {
-  return new TestCluster(inject('controlPlane'));
+  return new TestCluster(injectedControlPlane());
 }
 
 /** A fresh admin KubeConfig for the run's control plane. */
