@@ -36,10 +36,15 @@ const execFileAsync = promisify(execFile);
 const release = { name: 'coffer', namespace: 'coffer-system' };
 const instance = `app.kubernetes.io/instance=${release.name}`;
 
-/** The operator Pods of the release that are not being deleted. */
-async function operatorPods(core: CoreV1Api): Promise<V1Pod[]> {
-  const pods = await core.listNamespacedPod({ namespace: release.namespace, labelSelector: instance });
+/** The Pods of `namespace` matching `labelSelector` that are not being deleted. */
+async function livePods(core: CoreV1Api, namespace: string, labelSelector: string): Promise<V1Pod[]> {
+  const pods = await core.listNamespacedPod({ namespace, labelSelector });
   return pods.items.filter((pod) => !pod.metadata?.deletionTimestamp);
+}
+
+/** The operator Pods of the release that are not being deleted. */
+function operatorPods(core: CoreV1Api): Promise<V1Pod[]> {
+  return livePods(core, release.namespace, instance);
 }
 
 /** The output of `ctr … args` against the node's containerd, in the kubelet's namespace. */
@@ -88,6 +93,7 @@ describe('the chart on a node, with the image built from the Dockerfile', () => 
 
   beforeAll(async () => {
     sandbox = await startNodeSandbox({ log: (line) => console.log(line) });
+    console.log(sandbox.phases.map((phase) => `${phase.name} ${phase.ms} ms`).join(', '));
     kc = sandbox.cluster.kubeConfig();
     core = kc.makeApiClient(CoreV1Api);
     apps = kc.makeApiClient(AppsV1Api);
@@ -168,9 +174,7 @@ describe('the chart on a node, with the image built from the Dockerfile', () => 
     const where = { name: 'demo-app', namespace: sandbox.namespace };
     const selector = 'app.kubernetes.io/name=demo-app';
     const podUids = async () =>
-      (await core.listNamespacedPod({ namespace: where.namespace, labelSelector: selector })).items.map(
-        (pod) => pod.metadata?.uid,
-      );
+      (await livePods(core, where.namespace, selector)).map((pod) => pod.metadata?.uid);
     const replicaSets = async () =>
       (await apps.listNamespacedReplicaSet({ namespace: where.namespace, labelSelector: selector })).items;
     const before = await podUids();
@@ -207,6 +211,12 @@ describe('the chart on a node, with the image built from the Dockerfile', () => 
       },
     );
     await waitForRollout(apps, where, 60_000);
+    // The operator has settled on the change: the WorkloadSecret is Ready for its new generation.
+    await waitFor(async () => allSettled(await sandbox.states()), {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+      message: 'every resource to be Ready and Synced',
+    });
     const after = await podUids();
     expect(after).toHaveLength(1);
     expect(after).not.toContain(before[0]);
@@ -219,10 +229,7 @@ describe('the chart on a node, with the image built from the Dockerfile', () => 
   it('rolls the operator on helm upgrade, with every resource staying Ready and nothing restarted', async () => {
     const [old] = await operatorPods(core);
     const demo = await apps.readNamespacedDeployment({ name: 'demo-app', namespace: sandbox.namespace });
-    const demoPods = await core.listNamespacedPod({
-      namespace: sandbox.namespace,
-      labelSelector: 'app.kubernetes.io/name=demo-app',
-    });
+    const demoPods = await livePods(core, sandbox.namespace, 'app.kubernetes.io/name=demo-app');
     await sandbox.release.upgrade(chartValues(sandbox.image, { operator: { logLevel: 'debug' } }));
     expect((await sandbox.release.status()).version).toBe(2);
     const deployment = await operatorDeployment(apps, release);
@@ -243,13 +250,8 @@ describe('the chart on a node, with the image built from the Dockerfile', () => 
     expect(ready).toBe(true);
     const demoAfter = await apps.readNamespacedDeployment({ name: 'demo-app', namespace: sandbox.namespace });
     expect(demoAfter.metadata?.generation).toBe(demo.metadata?.generation);
-    const podsAfter = await core.listNamespacedPod({
-      namespace: sandbox.namespace,
-      labelSelector: 'app.kubernetes.io/name=demo-app',
-    });
-    expect(podsAfter.items.map((pod) => pod.metadata?.uid)).toEqual(
-      demoPods.items.map((pod) => pod.metadata?.uid),
-    );
+    const podsAfter = await livePods(core, sandbox.namespace, 'app.kubernetes.io/name=demo-app');
+    expect(podsAfter.map((pod) => pod.metadata?.uid)).toEqual(demoPods.map((pod) => pod.metadata?.uid));
   }, 150_000);
 
   it('leaves none of the release objects on helm uninstall, and keeps the CRDs', async () => {

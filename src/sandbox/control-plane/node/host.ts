@@ -241,11 +241,19 @@ function kubepodsCgroups(): string[] {
 }
 
 /**
+ * The CNI firewall plugin's chains that podman and buildah create on a machine that ran a
+ * container with CNI networking, and keep: not a Kubernetes. They are recorded as existing before
+ * the node, so its teardown leaves them.
+ */
+const containerToolChains = /^iptables filter (CNI-FORWARD|CNI-ADMIN)$/;
+
+/**
  * Fails when something else runs Kubernetes on this machine (kubepods cgroups or KUBE-/CNI-
- * chains without a node's state file): a node here would take over what is not its own.
+ * chains, other than {@link containerToolChains}, without a node's state file): a node here
+ * would take over what is not its own.
  */
 export function assertNoOtherKubernetes(): void {
-  const found = [...kubepodsCgroups(), ...nodeChains()];
+  const found = [...kubepodsCgroups(), ...nodeChains().filter((chain) => !containerToolChains.test(chain))];
   if (found.length > 0) {
     throw new Error(
       `cannot start a node: this machine already runs Kubernetes or a container network (found ${found.slice(0, 3).join(', ')})`,
