@@ -117,6 +117,20 @@ describe('two operator replicas on a node: failover, and the rotated projected t
     }
   }
 
+  /** When and how the service last saw the identity log in (its `GET /api/v1/identities/{id}`, as the admin). */
+  async function lastLogin(): Promise<{ time: string; method: string }> {
+    const secret = await core.readNamespacedSecret({ namespace: sandbox.namespace, name: 'coffer-admin' });
+    const token = Buffer.from(secret.data?.['token'] ?? '', 'base64').toString('utf8');
+    const reply = await fetch(`${sandbox.devserver.url}/api/v1/identities/${identityId}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(reply.status).toBe(200);
+    const { identity } = (await reply.json()) as {
+      identity: { lastLoginTime?: string | null; lastLoginAuthMethod?: string | null };
+    };
+    return { time: identity.lastLoginTime ?? '', method: identity.lastLoginAuthMethod ?? '' };
+  }
+
   /** uid and service id of every resource of the samples and of this file, by kind/namespace/name. */
   async function snapshotObjects(): Promise<Snapshot> {
     const snapshot: Snapshot = new Map();
@@ -280,27 +294,22 @@ describe('two operator replicas on a node: failover, and the rotated projected t
       intervalMs: 1_000,
       message: 'the API server to refuse the token from before the rotation',
     });
-    const edited = await readCoffer(kc, 'Connection', {
-      namespace: release.namespace,
-      name: 'operator-token',
-    });
+    const refusedAt = new Date();
+    const where = { namespace: release.namespace, name: 'operator-token' };
+    const edited = await readCoffer(kc, 'Connection', where);
     await custom.patchNamespacedCustomObject(
-      {
-        group,
-        version,
-        plural: 'connections',
-        namespace: release.namespace,
-        name: 'operator-token',
-        body: {
-          spec: { auth: { kubernetes: { serviceAccountToken: { projected: { audience: 'coffer' } } } } },
-        },
-      },
+      { group, version, plural: 'connections', ...where, body: { spec: { requestsPerMinute: 300 } } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
-    const after = await waitReady('Connection', { namespace: release.namespace, name: 'operator-token' });
+    const after = await waitReady('Connection', where);
     expect(after.metadata.generation).toBe((edited.metadata.generation ?? 0) + 1);
     await create('Connection', release.namespace, tokenConnection('operator-token-rotated'));
     await waitReady('Connection', { namespace: release.namespace, name: 'operator-token-rotated' });
+    // The service recorded a Kubernetes-auth login of the identity after the old token was refused:
+    // its TokenReview accepted a token issued by the rotation.
+    const login = await lastLogin();
+    expect(login.method).toBe('kubernetes-auth');
+    expect(new Date(login.time).getTime()).toBeGreaterThanOrEqual(refusedAt.getTime());
     // Those logins were the new leader's, with the token file watched above.
     expect((await leaseOf(kc, lease)).holder).toContain(newLeader.metadata?.name);
   }, 300_000);
@@ -312,7 +321,7 @@ describe('two operator replicas on a node: failover, and the rotated projected t
         .map(([route, count]) => [route, count - (before.writes.byRoute[route] ?? 0)] as const)
         .filter(([, count]) => count !== 0),
     );
-    expect(delta).toEqual({ 'POST /api/v1/projects': 1 });
+    expect(delta).toEqual({ 'POST /api/v2/workspace': 1 });
     expect(await snapshotObjects()).toEqual(before.objects);
     const secrets = await secretUids();
     for (const [name, uid] of before.secrets) expect(secrets.get(name), name).toBe(uid);
