@@ -1,14 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Integration files that run alone, after all others (project `integration-serial`):
- * - node*.test.ts (node.test.ts and any file named so that starts `startControlPlane({ node: true })`):
- *   one node runs per machine at a time (a machine-wide lock) and it runs real Pods;
- * - chaos-*.test.ts: they measure rates and takeover times over wall-clock windows (service faults,
- *   Lease expiry, operator crashes, API server restarts) that a busy CPU would stretch.
+ * Integration files that run alone, after all others (project `integration-serial`): the chaos
+ * files measure rates and takeover times over wall-clock windows (service faults, Lease expiry,
+ * operator crashes, API server restarts) that a busy CPU would stretch. The files that start a
+ * node (node.test.ts, e2e-*.test.ts) run with the others: one node runs per machine at a time, so
+ * each waits for the machine-wide node lock (`nodeLockWaitMs`) while the other slots go on.
  */
 const serialIntegration = [
-  'test/integration/node*.test.ts',
   'test/integration/chaos-apiserver.test.ts',
   'test/integration/chaos-crash.test.ts',
   'test/integration/chaos-failover.test.ts',

@@ -28,6 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allKinds, group, version } from '../../src/api/v1alpha1/index.ts';
 import { chartValues, operatorDeployment } from '../../src/sandbox/node-install/install.ts';
 import { startNodeSandbox, type NodeSandbox } from '../../src/sandbox/node-install/start.ts';
+import { nodeLockWaitMs } from '../support/control-plane.ts';
 import { rolledOut, waitForRollout } from '../../src/sandbox/node-install/workloads.ts';
 import { allSettled } from '../../src/sandbox/status.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -94,12 +95,16 @@ describe('the chart on a node, with the image built from the Dockerfile', () => 
   };
 
   beforeAll(async () => {
-    sandbox = await startNodeSandbox({ log: (line) => console.log(line), values });
+    sandbox = await startNodeSandbox({
+      log: (line) => console.log(line),
+      values,
+      waitForNodeMs: nodeLockWaitMs,
+    });
     console.log(sandbox.phases.map((phase) => `${phase.name} ${phase.ms} ms`).join(', '));
     kc = sandbox.cluster.kubeConfig();
     core = kc.makeApiClient(CoreV1Api);
     apps = kc.makeApiClient(AppsV1Api);
-  }, 240_000);
+  }, nodeLockWaitMs + 240_000);
 
   afterAll(async () => {
     await sandbox?.stop();

@@ -35,6 +35,7 @@ import { findKind, group, version } from '../../src/api/v1alpha1/index.ts';
 import type { StatsSnapshot } from '../../src/devserver/server.ts';
 import { defaultRelease, operatorDeployment } from '../../src/sandbox/node-install/install.ts';
 import { startNodeSandbox, type NodeSandbox } from '../../src/sandbox/node-install/start.ts';
+import { nodeLockWaitMs } from '../support/control-plane.ts';
 import { rolledOut } from '../../src/sandbox/node-install/workloads.ts';
 import {
   conditionTrue,
@@ -157,11 +158,15 @@ describe('two operator replicas on a node: failover, and the rotated projected t
   }
 
   beforeAll(async () => {
-    sandbox = await startNodeSandbox({ log: (line) => console.log(line), values });
+    sandbox = await startNodeSandbox({
+      log: (line) => console.log(line),
+      values,
+      waitForNodeMs: nodeLockWaitMs,
+    });
     kc = sandbox.cluster.kubeConfig();
     core = kc.makeApiClient(CoreV1Api);
     custom = kc.makeApiClient(CustomObjectsApi);
-  }, 300_000);
+  }, nodeLockWaitMs + 300_000);
 
   afterAll(async () => {
     await sandbox?.stop();

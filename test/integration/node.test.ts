@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { nodeChains, nodeStateDir, touchedSysctls } from '../../src/sandbox/control-plane/node/host.ts';
 import { egressChain } from '../../src/sandbox/control-plane/node/node.ts';
 import { probeImage } from '../../src/sandbox/control-plane/node/images.ts';
-import { startControlPlane, type ControlPlane } from '../support/control-plane.ts';
+import { nodeLockWaitMs, startControlPlane, type ControlPlane } from '../support/control-plane.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const execFileAsync = promisify(execFile);
@@ -141,8 +141,8 @@ describe('a local node', () => {
   };
 
   beforeAll(async () => {
-    plane = await startControlPlane({ node: true });
-  }, 180_000);
+    plane = await startControlPlane({ node: true, waitForNodeMs: nodeLockWaitMs });
+  }, nodeLockWaitMs + 180_000);
 
   afterAll(async () => {
     await plane?.stop();

@@ -26,6 +26,12 @@ export { locateBinaries, type ControlPlaneBinaries } from './control-plane-binar
  * (see `src/sandbox/control-plane/control-plane.ts`), building missing binaries first, logging
  * progress with `console.log` and applying as `coffer-tests` unless told otherwise.
  */
+/**
+ * How long a test file that starts a node waits for another file's node to stop: one node runs
+ * per machine, and the files that start one run in the same worker pool as the others.
+ */
+export const nodeLockWaitMs = 20 * 60_000;
+
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const log = (line: string): void => console.log(`[control-plane] ${line}`);
   const binaries = await ensureBinaries({ log, env: options.env });

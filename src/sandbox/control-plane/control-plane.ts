@@ -68,6 +68,11 @@ export interface ControlPlaneOptions {
    * runs (with the node lifecycle controller among the default controllers).
    */
   readonly node?: boolean;
+  /**
+   * With `node`: how long to wait for another node on this machine to stop (default 0: refuse at
+   * once). Test files that each start a node wait for one another this way.
+   */
+  readonly waitForNodeMs?: number;
 }
 
 const adminUser = 'coffer-admin';
@@ -297,7 +302,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const { dir, processes } = launched;
   const unregister = onProcessExit(() => launched.killAll());
   try {
-    const nodeIp = nodeBinaries ? await launched.prepareNode(options.log) : undefined;
+    const nodeIp = nodeBinaries ? await launched.prepareNode(options) : undefined;
     const [kubeApiserverVersion, etcdVersion, managerVersion, pki, etcdPort, peerPort, port] =
       await Promise.all([
         binaryVersion(binaries.kubeApiserver),
@@ -399,8 +404,9 @@ class Launched {
   }
 
   /** Prepares the machine for a node (see `prepareNodeHost`); resolves to the node's address. */
-  async prepareNode(log: ((line: string) => void) | undefined): Promise<string> {
-    this.nodeHost = await prepareNodeHost(join(this.dir, 'node'), log ?? (() => undefined));
+  async prepareNode(options: Pick<ControlPlaneOptions, 'log' | 'waitForNodeMs'>): Promise<string> {
+    const log = options.log ?? (() => undefined);
+    this.nodeHost = await prepareNodeHost(join(this.dir, 'node'), log, options.waitForNodeMs ?? 0);
     return this.nodeHost.network.nodeIp;
   }
 

@@ -38,6 +38,8 @@ export interface NodeSandboxOptions {
   readonly values?: Record<string, unknown>;
   /** Use this image instead of building one. */
   readonly image?: OperatorImage;
+  /** How long to wait for another node on this machine to stop (default 0: refuse at once). */
+  readonly waitForNodeMs?: number;
 }
 
 /** A sandbox whose operator runs on the node as the chart deploys it. */
@@ -148,6 +150,7 @@ async function startInOrder(
       fieldManager: SANDBOX_FIELD_MANAGER,
       dirPrefix: 'coffer-sandbox-',
       node: true,
+      waitForNodeMs: options.waitForNodeMs,
       controllers: nodeInstallControllers,
       apiServerArgs: nodeInstallApiServerArgs,
     }),

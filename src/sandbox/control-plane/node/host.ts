@@ -318,11 +318,12 @@ export function restoreHost(state: NodeHostState): void {
  * Takes the machine-wide node lock (flock on `/run/coffer-node/lock`, held by a `flock` child
  * until `release()` or until this process dies). Rejects when another node holds it.
  */
-export async function acquireNodeLock(): Promise<{ release: () => void }> {
+export async function acquireNodeLock(waitMs = 0): Promise<{ release: () => void }> {
   mkdirSync(nodeStateDir, { recursive: true });
+  const wait = waitMs > 0 ? ['-w', String(Math.ceil(waitMs / 1000))] : ['-n'];
   const child: ChildProcess = spawn(
     'flock',
-    ['-n', '-E', '75', join(nodeStateDir, 'lock'), 'sh', '-c', 'echo locked; exec cat >/dev/null'],
+    [...wait, '-E', '75', join(nodeStateDir, 'lock'), 'sh', '-c', 'echo locked; exec cat >/dev/null'],
     { stdio: ['pipe', 'pipe', 'ignore'] },
   );
   const locked = await new Promise<boolean>((resolve) => {

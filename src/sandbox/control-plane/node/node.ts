@@ -74,13 +74,18 @@ function ip6tables(...args: string[]): void {
 }
 
 /**
- * Takes the machine-wide lock, sweeps what a killed previous node left, records the machine's
+ * Takes the machine-wide lock (waiting up to `waitMs` for another node to stop), sweeps what a killed previous node left, records the machine's
  * state for the node in `dir`, and creates the pod bridge (with the node's address, where the API
  * server can then listen) and the egress drop rule.
  */
-export async function prepareNodeHost(dir: string, log: (line: string) => void): Promise<NodeHost> {
+export async function prepareNodeHost(
+  dir: string,
+  log: (line: string) => void,
+  waitMs = 0,
+): Promise<NodeHost> {
   checkPrerequisites();
-  const lock = await acquireNodeLock();
+  if (waitMs > 0) log('[node] waiting for the machine-wide node lock');
+  const lock = await acquireNodeLock(waitMs);
   try {
     const leftover = readLeftoverState();
     if (leftover) {
