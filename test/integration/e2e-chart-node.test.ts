@@ -28,7 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allKinds, group, version } from '../../src/api/v1alpha1/index.ts';
 import { chartValues, operatorDeployment } from '../../src/sandbox/node-install/install.ts';
 import { startNodeSandbox, type NodeSandbox } from '../../src/sandbox/node-install/start.ts';
-import { nodeLockWaitMs } from '../support/control-plane.ts';
+import { nodeLockWaitMs, reserveNodeForFile } from '../support/control-plane.ts';
 import { rolledOut, waitForRollout } from '../../src/sandbox/node-install/workloads.ts';
 import { allSettled } from '../../src/sandbox/status.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -81,6 +81,7 @@ function processFacts(pid: number): { uids: string[]; effectiveCapabilities: str
 
 describe('the chart on a node, with the image built from the Dockerfile', () => {
   let sandbox: NodeSandbox;
+  let releaseNode: (() => void) | undefined;
   let kc: KubeConfig;
   let core: CoreV1Api;
   let apps: AppsV1Api;
@@ -95,11 +96,8 @@ describe('the chart on a node, with the image built from the Dockerfile', () => 
   };
 
   beforeAll(async () => {
-    sandbox = await startNodeSandbox({
-      log: (line) => console.log(line),
-      values,
-      waitForNodeMs: nodeLockWaitMs,
-    });
+    releaseNode = await reserveNodeForFile();
+    sandbox = await startNodeSandbox({ log: (line) => console.log(line), values });
     console.log(sandbox.phases.map((phase) => `${phase.name} ${phase.ms} ms`).join(', '));
     kc = sandbox.cluster.kubeConfig();
     core = kc.makeApiClient(CoreV1Api);
@@ -108,6 +106,7 @@ describe('the chart on a node, with the image built from the Dockerfile', () => 
 
   afterAll(async () => {
     await sandbox?.stop();
+    releaseNode?.();
   }, 60_000);
 
   it('installs the release with the image imported into the node, never pulled', async () => {

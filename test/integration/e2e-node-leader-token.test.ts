@@ -35,7 +35,7 @@ import { findKind, group, version } from '../../src/api/v1alpha1/index.ts';
 import type { StatsSnapshot } from '../../src/devserver/server.ts';
 import { defaultRelease, operatorDeployment } from '../../src/sandbox/node-install/install.ts';
 import { startNodeSandbox, type NodeSandbox } from '../../src/sandbox/node-install/start.ts';
-import { nodeLockWaitMs } from '../support/control-plane.ts';
+import { nodeLockWaitMs, reserveNodeForFile } from '../support/control-plane.ts';
 import { rolledOut } from '../../src/sandbox/node-install/workloads.ts';
 import {
   conditionTrue,
@@ -65,6 +65,7 @@ type Snapshot = Map<string, { uid: string; id: string }>;
 
 describe('two operator replicas on a node: failover, and the rotated projected token', () => {
   let sandbox: NodeSandbox;
+  let releaseNode: (() => void) | undefined;
   let kc: KubeConfig;
   let core: CoreV1Api;
   let custom: CustomObjectsApi;
@@ -158,11 +159,8 @@ describe('two operator replicas on a node: failover, and the rotated projected t
   }
 
   beforeAll(async () => {
-    sandbox = await startNodeSandbox({
-      log: (line) => console.log(line),
-      values,
-      waitForNodeMs: nodeLockWaitMs,
-    });
+    releaseNode = await reserveNodeForFile();
+    sandbox = await startNodeSandbox({ log: (line) => console.log(line), values });
     kc = sandbox.cluster.kubeConfig();
     core = kc.makeApiClient(CoreV1Api);
     custom = kc.makeApiClient(CustomObjectsApi);
@@ -170,6 +168,7 @@ describe('two operator replicas on a node: failover, and the rotated projected t
 
   afterAll(async () => {
     await sandbox?.stop();
+    releaseNode?.();
   }, 90_000);
 
   it('runs two operator Pods, both Ready, and the Lease names one of them', async () => {

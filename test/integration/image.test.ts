@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageFile } from '../../src/runtime/package-root.ts';
+import { tuningEnv } from '../../src/runtime/process-tuning.ts';
 import { cacheDir } from '../../src/sandbox/control-plane/binaries.ts';
 import { buildah, imageStorage } from '../../src/sandbox/image/buildah.ts';
 import { buildOperatorImage, importImage, type OperatorImage } from '../../src/sandbox/image/image.ts';
@@ -71,7 +72,8 @@ describe('the operator image', () => {
     expect(image.config.Cmd).toEqual(JSON.parse(instruction('CMD')));
     expect(image.config.User).toBe(instruction('USER'));
     expect(image.config.WorkingDir).toBe('/app');
-    expect(image.config.Env).toEqual(expect.arrayContaining(['NODE_ENV=production', 'MALLOC_ARENA_MAX=2']));
+    const tuning = Object.entries(tuningEnv()).map(([name, value]) => `${name}=${value}`);
+    expect(image.config.Env).toEqual(expect.arrayContaining(['NODE_ENV=production', ...tuning]));
     expect(Object.keys(image.config.ExposedPorts ?? {}).sort()).toEqual(['8080/tcp', '8081/tcp']);
   });
 

@@ -16,7 +16,12 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { nodeChains, nodeStateDir, touchedSysctls } from '../../src/sandbox/control-plane/node/host.ts';
 import { egressChain } from '../../src/sandbox/control-plane/node/node.ts';
 import { probeImage } from '../../src/sandbox/control-plane/node/images.ts';
-import { nodeLockWaitMs, startControlPlane, type ControlPlane } from '../support/control-plane.ts';
+import {
+  nodeLockWaitMs,
+  reserveNodeForFile,
+  startControlPlane,
+  type ControlPlane,
+} from '../support/control-plane.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 const execFileAsync = promisify(execFile);
@@ -119,11 +124,16 @@ interface MachineState {
 
 describe('a local node', () => {
   let plane: ControlPlane;
-  const before: MachineState = {
-    paths: fixedHostPaths.filter((path) => existsSync(path)),
-    sysctls: sysctls(),
-    chains: nodeChains(),
-    netns: netns(),
+  // The machine as it is once this file holds the node (another file's node may run before).
+  let before: MachineState;
+  let releaseNode: (() => void) | undefined;
+  const recordMachine = (): void => {
+    before = {
+      paths: fixedHostPaths.filter((path) => existsSync(path)),
+      sysctls: sysctls(),
+      chains: nodeChains(),
+      netns: netns(),
+    };
   };
 
   const kubectl = async (...args: string[]): Promise<{ code: number; out: string }> => {
@@ -141,11 +151,14 @@ describe('a local node', () => {
   };
 
   beforeAll(async () => {
-    plane = await startControlPlane({ node: true, waitForNodeMs: nodeLockWaitMs });
+    releaseNode = await reserveNodeForFile();
+    recordMachine();
+    plane = await startControlPlane({ node: true });
   }, nodeLockWaitMs + 180_000);
 
   afterAll(async () => {
     await plane?.stop();
+    releaseNode?.();
   }, 60_000);
 
   it('registers a node that becomes Ready', async () => {

@@ -10,6 +10,7 @@ import {
   type ControlPlaneOptions,
 } from '../../src/sandbox/control-plane/control-plane.ts';
 import { ensureBinaries, runInstallScript } from '../../src/sandbox/cluster-source.ts';
+import { acquireNodeLock } from '../../src/sandbox/control-plane/node/host.ts';
 import { testFieldManager } from './control-plane-cluster.ts';
 
 export { ControlPlane, type ControlPlaneOptions } from '../../src/sandbox/control-plane/control-plane.ts';
@@ -31,6 +32,15 @@ export { locateBinaries, type ControlPlaneBinaries } from './control-plane-binar
  * per machine, and the files that start one run in the same worker pool as the others.
  */
 export const nodeLockWaitMs = 20 * 60_000;
+
+/**
+ * Reserves the node for the whole of a test file (a second lock beside the node's own, so that no
+ * other file's node starts between two nodes of this file); resolves to its release.
+ */
+export async function reserveNodeForFile(): Promise<() => void> {
+  const lock = await acquireNodeLock(nodeLockWaitMs, 'test-file.lock');
+  return lock.release;
+}
 
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const log = (line: string): void => console.log(`[control-plane] ${line}`);

@@ -315,15 +315,16 @@ export function restoreHost(state: NodeHostState): void {
 }
 
 /**
- * Takes the machine-wide node lock (flock on `/run/coffer-node/lock`, held by a `flock` child
- * until `release()` or until this process dies). Rejects when another node holds it.
+ * Takes the machine-wide node lock (flock on `/run/coffer-node/<name>`, default `lock`, held by a
+ * `flock` child until `release()` or until this process dies), waiting up to `waitMs` for it.
+ * Rejects when another holds it.
  */
-export async function acquireNodeLock(waitMs = 0): Promise<{ release: () => void }> {
+export async function acquireNodeLock(waitMs = 0, name = 'lock'): Promise<{ release: () => void }> {
   mkdirSync(nodeStateDir, { recursive: true });
   const wait = waitMs > 0 ? ['-w', String(Math.ceil(waitMs / 1000))] : ['-n'];
   const child: ChildProcess = spawn(
     'flock',
-    [...wait, '-E', '75', join(nodeStateDir, 'lock'), 'sh', '-c', 'echo locked; exec cat >/dev/null'],
+    [...wait, '-E', '75', join(nodeStateDir, name), 'sh', '-c', 'echo locked; exec cat >/dev/null'],
     { stdio: ['pipe', 'pipe', 'ignore'] },
   );
   const locked = await new Promise<boolean>((resolve) => {
@@ -332,7 +333,7 @@ export async function acquireNodeLock(waitMs = 0): Promise<{ release: () => void
     child.once('error', () => resolve(false));
   });
   if (!locked)
-    throw new Error(`cannot start a node: another node runs on this machine (lock ${nodeStateDir}/lock)`);
+    throw new Error(`cannot start a node: another node runs on this machine (lock ${nodeStateDir}/${name})`);
   child.unref();
   (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
   (child.stdout as unknown as { unref?: () => void } | null)?.unref?.();
