@@ -16,6 +16,9 @@ import { isBeingDeleted, type KubeObject } from '../../runtime/object-meta.ts';
 import type { ConnectionSettings } from './credentials.ts';
 import { serviceAccountLoginOf } from './service-account-credentials.ts';
 
+/** The kind a ServiceAccount login's `identityRef` names. */
+export const loginIdentityKind = 'Identity';
+
 /** The Identity a login names is not usable (yet): missing, being deleted, not Ready or without id. */
 export class LoginIdentityNotReadyError extends WaitingError {}
 

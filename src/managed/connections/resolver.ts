@@ -59,7 +59,19 @@ import { ConnectionClientFactory, type ConnectionClient } from './clients.ts';
 import { LoginIdentityNotReadyError, loginIdentityId, withLoginIdentity } from './login-identity.ts';
 import { managedReasons } from '../reasons.ts';
 
-export type ConnectionKindName = 'Connection' | 'ClusterConnection';
+/** The kinds a `spec.connectionRef` can name; the first is the default of a reference without `kind`. */
+export const connectionKinds = ['Connection', 'ClusterConnection'] as const;
+export type ConnectionKindName = (typeof connectionKinds)[number];
+
+/** Whether `kind` is one of the {@link connectionKinds}. */
+export function isConnectionKind(kind: string): kind is ConnectionKindName {
+  return (connectionKinds as readonly string[]).includes(kind);
+}
+
+/** The kind a `connectionRef` names: its `kind` when that is a connection kind, else `Connection`. */
+export function connectionKindOf(ref: { readonly kind?: string | undefined }): ConnectionKindName {
+  return ref.kind !== undefined && isConnectionKind(ref.kind) ? ref.kind : connectionKinds[0];
+}
 
 /** A Connection or ClusterConnection as read from the cache. */
 export type ConnectionObject = ManagedObject<unknown> & {
@@ -167,7 +179,7 @@ function connectionRefOf(obj: ManagedObject<unknown>): ConnectionRef {
       managedReasons.names.InvalidSpec,
       'invalid spec: spec.connectionRef.name is required',
     );
-  const kind = ref.kind === 'ClusterConnection' ? 'ClusterConnection' : 'Connection';
+  const kind = connectionKindOf(ref);
   if (kind === 'Connection' && !obj.metadata.namespace) {
     throw new TerminalError(
       managedReasons.names.InvalidSpec,
