@@ -3,8 +3,8 @@
  * resource_customizations/coffer.dev/<Kind>/health_test.yaml lists `{ healthStatus: { status,
  * message }, inputPath: testdata/<case>.yaml }`, and each testdata object is one a live resource
  * of the integration tests was in, made stable (no uid, resourceVersion, managedFields or
- * creationTimestamp; the run's namespace, name suffix, devserver URL, ids, long hex strings and
- * times replaced by fixed values). A case is named by its verdict and the reason the operator set, e.g.
+ * creationTimestamp; the run's namespace, name suffix, devserver URL, ids, hashes, long hex
+ * strings and times replaced by fixed values). A case is named by its verdict and the reason the operator set, e.g.
  * `progressing_credentialsNotFound`.
  *
  * With `COFFER_ARGOCD_CAPTURE=1` (`npm run capture:argocd`) a test file rewrites the cases of the
@@ -31,10 +31,13 @@ export interface RunValues {
 type Json = Record<string, unknown>;
 
 const fixedTime = '2026-01-01T00:00:00Z';
-const timePattern = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/g;
+/** Times, with the random suffix a reconcile request carries after one. */
+const timePattern = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z(?:-[0-9a-f]+)?/g;
 const uuidPattern = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 /** Serial numbers, hashes: long hex strings a run draws at random. */
-const hexPattern = /\b[0-9a-f]{24,}\b/g;
+const hexPattern = /\b[0-9a-f]{16,}\b/g;
+/** Fields holding a hash of content the run made up. */
+const hashField = /hash$/i;
 /** YAML 1.1 quoting (as Argo CD's Go YAML reads it): times, "True", "on" stay strings. */
 const yamlOptions = { lineWidth: 0, version: '1.1' } as const;
 const droppedMetadata = ['uid', 'resourceVersion', 'managedFields', 'creationTimestamp', 'selfLink'];
@@ -54,7 +57,9 @@ export function stableObject(obj: unknown, run: RunValues): Json {
     })
     .replace(timePattern, fixedTime)
     .replace(hexPattern, (hex) => '0'.repeat(hex.length));
-  const stable = JSON.parse(text) as Json & { metadata?: Json };
+  const stable = JSON.parse(text, (key, value: unknown) =>
+    hashField.test(key) && typeof value === 'string' ? '0' : value,
+  ) as Json & { metadata?: Json };
   for (const field of droppedMetadata) delete stable.metadata?.[field];
   return stable;
 }
