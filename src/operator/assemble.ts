@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import type { KindController } from '../controllers/kind-controller.ts';
 import type { ManagedSpecFields } from '../managed/external-client.ts';
-import { isConnectionKind } from '../managed/connections/resolver.ts';
+import { isConnectionKind } from '../managed/connections/kinds.ts';
 import { cacheReader, customObjectPatcher } from '../managed/kube-objects.ts';
 import { createManagedReconciler } from '../managed/reconciler.ts';
 import type { Controller } from '../runtime/controller.ts';

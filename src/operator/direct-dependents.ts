@@ -13,7 +13,7 @@ import type { ManagedObject } from '../managed/external-client.ts';
 import type { Controller } from '../runtime/controller.ts';
 import { FINALIZER, hasFinalizer, isBeingDeleted } from '../runtime/object-meta.ts';
 import type { Request } from '../runtime/reconcile.ts';
-import { connectionKindOf, type ConnectionKindName } from '../managed/connections/resolver.ts';
+import { connectionKindOf, type ConnectionKindName } from '../managed/connections/kinds.ts';
 import type { DependentsLookup } from '../managed/direct/deletion.ts';
 import type { OperatorInformers } from './informers.ts';
 import { DEPENDENCY_INDEX, dependencyKey, type WatchedKind } from './watches.ts';

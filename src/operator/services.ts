@@ -14,10 +14,9 @@ import { plainCoreApi, plainCustomObjectsApi, type KubeCoreApi } from '../runtim
 import { kubeRequest } from '../runtime/kube-request.ts';
 import { createSecretWriter } from '../runtime/secret-writer.ts';
 import { cachedSecretWriter } from './cached-secret-writer.ts';
-import { loginIdentityKind } from '../managed/connections/login-identity.ts';
+import { connectionKinds, loginIdentityKind } from '../managed/connections/kinds.ts';
 import {
   ConnectionResolver,
-  connectionKinds,
   type ConnectionKindName,
   type ConnectionObject,
   type PayloadVersions,

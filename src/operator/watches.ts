@@ -14,7 +14,7 @@
  *   (admission by label selector).
  */
 import { findKind, group, type KindDefinition } from '../api/v1alpha1/index.ts';
-import { connectionKindOf } from '../managed/connections/resolver.ts';
+import { connectionKindOf } from '../managed/connections/kinds.ts';
 import type { NamedRef } from '../controllers/kind-controller.ts';
 import type { ManagedObject } from '../managed/external-client.ts';
 import { CONDITION_READY, getCondition } from '../runtime/conditions.ts';

@@ -58,20 +58,9 @@ import {
 import { ConnectionClientFactory, type ConnectionClient } from './clients.ts';
 import { LoginIdentityNotReadyError, loginIdentityId, withLoginIdentity } from './login-identity.ts';
 import { managedReasons } from '../reasons.ts';
+import { connectionKindOf, type ConnectionKindName } from './kinds.ts';
 
-/** The kinds a `spec.connectionRef` can name; the first is the default of a reference without `kind`. */
-export const connectionKinds = ['Connection', 'ClusterConnection'] as const;
-export type ConnectionKindName = (typeof connectionKinds)[number];
-
-/** Whether `kind` is one of the {@link connectionKinds}. */
-export function isConnectionKind(kind: string): kind is ConnectionKindName {
-  return (connectionKinds as readonly string[]).includes(kind);
-}
-
-/** The kind a `connectionRef` names: its `kind` when that is a connection kind, else `Connection`. */
-export function connectionKindOf(ref: { readonly kind?: string | undefined }): ConnectionKindName {
-  return ref.kind !== undefined && isConnectionKind(ref.kind) ? ref.kind : connectionKinds[0];
-}
+export type { ConnectionKindName } from './kinds.ts';
 
 /** A Connection or ClusterConnection as read from the cache. */
 export type ConnectionObject = ManagedObject<unknown> & {
