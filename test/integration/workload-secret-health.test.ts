@@ -3,7 +3,8 @@
 // objects the real operator drove against the real API server and a devserver: delivered is
 // Healthy/Current, a missing source (SourceNotFound, waiting) Progressing/InProgress, a template
 // error and a target it may not take over (TemplateError, TargetConflict, terminal)
-// Degraded/Failed. Each verdict is evaluated in gopher-lua (Argo CD's VM) and lua5.4.
+// Degraded/Failed. Each verdict is evaluated in gopher-lua (Argo CD's VM) and lua5.4, and each
+// state must match its committed case in health_test.yaml and testdata/ (test/support/argocd-cases.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/controllers/reasons.ts';
 import { projectController } from '../../src/controllers/project/index.ts';
