@@ -17,8 +17,8 @@
  * recorded those logins with the credential id the API server's TokenReview reported, and it is
  * the rotated token's `jti`, not the old one's. Last `helm upgrade` (the operator rolls, everything
  * stays Ready, nothing restarts), `helm uninstall` (none of the release's objects left, the CRDs
- * kept, the leader Lease left as the README says and released by the stopping leader) and the
- * machine clean once the sandbox stops.
+ * kept, the operator's Lease left as the README says) and the machine clean once the sandbox
+ * stops.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -439,13 +439,11 @@ describe('the chart on a node: failover, the checks a user makes, the rotated to
       .filter((crdGroup) => crdGroup === group);
     expect(crds).toHaveLength(allKinds.length);
     // The README: the operator created the Lease (it is no object of the release), so the
-    // uninstall leaves it.
+    // uninstall leaves it. Its holder is not asserted: helm deletes the release's RBAC and
+    // ServiceAccount while the leader stops, so whether it could still release the Lease is a race.
     const leftLease = await kc.makeApiClient(CoordinationV1Api).readNamespacedLease(lease);
     expect(leftLease.metadata?.name).toBe(lease.name);
     expect(leftLease.metadata?.annotations?.['meta.helm.sh/release-name']).toBeUndefined();
-    console.log(
-      `after helm uninstall the Lease names '${leftLease.spec?.holderIdentity ?? ''}' as its holder`,
-    );
   }, 90_000);
 
   it('leaves the machine clean when stopped', async () => {
