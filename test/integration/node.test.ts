@@ -273,13 +273,19 @@ describe('a local node', () => {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const group = -(child.pid ?? 0);
     let output = '';
     const collect = (chunk: Buffer) => (output += String(chunk));
     child.stdout.on('data', collect);
     child.stderr.on('data', collect);
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // Closed once every process holding its output (npm, the sandbox) has exited.
+    const closed = new Promise((resolve) => child.once('close', resolve));
     onTestFinished(() => {
-      if (child.exitCode === null && child.signalCode === null) process.kill(-(child.pid ?? 0), 'SIGKILL');
+      try {
+        process.kill(group, 'SIGKILL');
+      } catch {
+        // The group is gone.
+      }
     });
     await waitFor(() => output.includes('Running; press Ctrl-C to stop and clean up.'), {
       timeoutMs: 360_000,
@@ -289,9 +295,13 @@ describe('a local node', () => {
     expect(output).toContain('All ');
     const dir = dirname(/^Kubeconfig: (\S+)$/m.exec(output)?.[1] ?? '');
     expect(dir).toMatch(/coffer-sandbox-/);
-    process.kill(-(child.pid ?? 0), 'SIGINT');
-    expect(await exited, output.slice(-2000)).toBe(0);
+    process.kill(group, 'SIGINT');
+    await closed;
+    expect(() => process.kill(group, 0)).toThrow(/ESRCH/);
     expect(output).toContain('SIGINT: stopping the sandbox');
+    expect(output).toContain(
+      '[sandbox] stopped operator, devserver, control plane and node; temporary files removed',
+    );
     await expectNothingLeft(dir, before);
   }, 480_000);
 });
