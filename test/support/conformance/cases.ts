@@ -5,6 +5,7 @@
  */
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { expect } from 'vitest';
+import { findKind } from '../../../src/api/v1alpha1/index.ts';
 import { ANNOTATION_ABANDON, ANNOTATION_EXTERNAL_ID } from '../../../src/runtime/object-meta.ts';
 import { waitFor } from '../kube.ts';
 import type { CofferObject } from '../operator.ts';
@@ -182,22 +183,28 @@ const alreadyExists: Case = async (r) => {
   );
   expect(message(refused, 'Synced')).toContain(`${ANNOTATION_EXTERNAL_ID}: "${existing}"`);
   expect(refused.metadata.annotations?.[ANNOTATION_EXTERNAL_ID]).toBeUndefined();
+  expect(await r.reasons()).not.toContain('AdoptedExternal');
   await r.deleteAndWait();
   expect(r.k.inLine((await r.service(existing)) ?? {})).toBe(false);
   expect(await r.service(existing)).toBeDefined();
 };
 
-/** deletionPolicy Orphan: the resource goes, the service object stays. */
+/** `{ deletionPolicy }`, or nothing when `policy` is the kind's default (so the default is tested). */
+function deletionPolicy(kind: string, policy: 'Orphan' | 'Delete'): Record<string, unknown> {
+  return findKind(kind)?.defaultDeletionPolicy === policy ? {} : { deletionPolicy: policy };
+}
+
+/** deletionPolicy Orphan (set, or the kind's default): the resource goes, the service object stays. */
 const orphan: Case = async (r) => {
-  const id = (await r.ready({ deletionPolicy: 'Orphan' })).status?.id ?? '';
+  const id = (await r.ready(deletionPolicy(r.k.kind, 'Orphan'))).status?.id ?? '';
   await r.deleteAndWait();
   expect(await r.service(id)).toBeDefined();
   expect((await r.event('OrphanedExternal')).message).toContain(id);
 };
 
-/** deletionPolicy Delete: the service object goes with the resource. */
+/** deletionPolicy Delete (set, or the kind's default): the service object goes with the resource. */
 const deleteCase: Case = async (r) => {
-  const id = (await r.ready({ deletionPolicy: 'Delete' })).status?.id ?? '';
+  const id = (await r.ready(deletionPolicy(r.k.kind, 'Delete'))).status?.id ?? '';
   await r.deleteAndWait();
   expect(await r.service(id)).toBeUndefined();
   expect((await r.event('DeletedExternal')).message).toContain(id);
