@@ -108,7 +108,7 @@ describe('Identity', () => {
         const stored = await serviceIdentity(id);
         const roles = await membershipRoles(id);
         return (
-          stored.role === 'admin' && stored.metadata[0]?.value === 'payments' && roles?.join() === 'viewer'
+          stored.role === 'member' && stored.metadata[0]?.value === 'payments' && roles?.join() === 'viewer'
         );
       },
       { timeoutMs: 30_000, intervalMs: 250, message: 'role, metadata and membership restored by the poll' },
