@@ -1,8 +1,10 @@
 // Integration against the real control plane and a devserver (with its admin route, which seeds
-// native integrations: the service no longer creates them). The create is refused with 403 and
-// reported once, without a retry loop; existing integrations are adopted (annotation or natural
-// key), updated, drift corrected by the poll, credentials rotated from a Secret, deleted with each
-// policy; invalid input refused; no credential value in logs, events or status.
+// native integrations: the service no longer creates them), what is particular to it: the create
+// is refused with 403 and reported once, without a retry loop; an adopted integration keeps its
+// own auth record; credentials rotated from a Secret; Delete removes the unused auth record;
+// invalid input refused; no credential value in logs, events or status. What every managed kind
+// shares (update, drift, adoption, ObserveOnly, AlreadyExists, deletion policies, a missing
+// connection) is conformance.test.ts.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Integration } from '../../src/client/index.ts';
@@ -152,26 +154,6 @@ describe('Integration', () => {
     expect((await h.service.integrations.get(id)).integrationAuthId).toBe(authId);
   });
 
-  it('updates one field', async () => {
-    await h.patch('Integration', 'adopted', { spec: { region: 'us-east-1' } });
-    await waitFor(async () => (await h.service.integrations.get(id)).region === 'us-east-1', {
-      message: 'the new region in the service',
-    });
-  });
-
-  it('corrects drift made in the service on the next poll', async () => {
-    await h.service.integrations.update(id, { isActive: false, secretPath: '/' });
-    await waitFor(async () => (await h.service.integrations.get(id)).isActive, {
-      timeoutMs: 30_000,
-      intervalMs: 250,
-      message: 'isActive restored by the poll',
-    });
-    await h.waitForEvent(
-      'adopted',
-      (e) => e.reason === 'UpdatedExternal' && /isActive/.test(e.message ?? ''),
-    );
-  });
-
   it('sends rotated credentials again within seconds, into the integration’s own record', async () => {
     const before = await h.get('Integration', 'adopted');
     const records = await authIds();
@@ -196,23 +178,6 @@ describe('Integration', () => {
     await h.waitForDeletion('Integration', 'adopted');
     expect(await gone(id)).toBe(true);
     expect(await authIds()).not.toContain(authId);
-  });
-
-  it('never takes over an integration found by natural key: AlreadyExists, and deletion leaves it', async () => {
-    const existing = await seed('kept-app');
-    await createIntegration('kept', spec('kept-app', { deletionPolicy: 'Delete', region: 'eu-west-1' }));
-    const refused = await h.waitForCondition('Integration', 'kept', {
-      type: 'Synced',
-      status: 'False',
-      reason: 'AlreadyExists',
-    });
-    expect(condition(refused, 'Synced')?.message).toContain(`${ANNOTATION_EXTERNAL_ID}: "${existing.id}"`);
-    expect(refused.metadata.annotations?.[ANNOTATION_EXTERNAL_ID]).toBeUndefined();
-    await h.delete('Integration', 'kept');
-    await h.waitForDeletion('Integration', 'kept');
-    const after = await h.service.integrations.get(existing.id);
-    expect(after.app).toBe('kept-app');
-    expect(after.region).toBe(existing.region);
   });
 
   it('waits for a missing Secret and refuses a changed integration type', async () => {
