@@ -42,6 +42,8 @@ export interface DevServerOptions {
   now?: () => number;
   /** Debounce of data-file saves in ms (default 100). */
   persistDebounceMs?: number;
+  /** How often leases past their expiry are revoked, in ms (default 1000; tests use less). */
+  leaseSweepMs?: number;
   /** Called with unexpected errors (answered as 500); default: ignored. */
   onError?: (err: unknown) => void;
 }
@@ -68,7 +70,12 @@ const DEFAULT_MAX_BODY = 1024 * 1024;
 async function createApp(options: DevServerOptions, now: () => number, onError: (err: unknown) => void) {
   const snapshot = options.dataFile ? await loadSnapshot(options.dataFile) : undefined;
   let persister: Persister | undefined;
-  const app = new DevApp({ ...restoreSnapshot(snapshot), now, onChange: () => persister?.schedule() });
+  const app = new DevApp({
+    ...restoreSnapshot(snapshot),
+    now,
+    onChange: () => persister?.schedule(),
+    ...(options.leaseSweepMs === undefined ? {} : { leaseSweepMs: options.leaseSweepMs }),
+  });
   if (options.dataFile) {
     persister = new Persister(
       options.dataFile,
@@ -101,6 +108,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const host = options.host ?? '127.0.0.1';
   await listen(server, host, options.port ?? 0);
   const port = (server.address() as AddressInfo).port;
+  app.leaseReaper.start();
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     host,
@@ -109,7 +117,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     faults,
     flush,
     close: async () => {
-      app.shutdown();
+      await app.shutdown();
       await closeServer(server);
       await flush();
     },
