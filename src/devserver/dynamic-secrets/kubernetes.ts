@@ -131,8 +131,8 @@ async function createDynamic(inputs: Dynamic, namespace: string, request: LeaseR
 
 async function create(request: LeaseRequest): Promise<LeaseResult> {
   const inputs = parse(request.inputs);
-  const namespace = leaseNamespace(inputs, request.config);
   try {
+    const namespace = leaseNamespace(inputs, request.config);
     const name =
       inputs.credentialType === 'static'
         ? inputs.serviceAccountName
