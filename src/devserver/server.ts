@@ -3,7 +3,8 @@
  * service on plain node:http, with the real service's semantics (see
  * `/work/shared/spec/service-api-facts.md`): bootstrap, identities and their auth methods,
  * access tokens, projects, environments, memberships, privileges, roles, templates,
- * integrations, certificate authorities, secrets, folders and the project event stream.
+ * integrations, certificate authorities, secrets, folders, the project event stream, and dynamic
+ * secrets with their leases (PostgreSQL and Kubernetes providers; expired leases revoked by a sweep).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

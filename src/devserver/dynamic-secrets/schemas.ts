@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { badRequest } from '../domain/errors.ts';
 import { parseDuration } from '../domain/duration.ts';
+import { normalizeSecretPath } from '../domain/secret-model.ts';
 
 const MINUTE_MS = 60_000;
 const TEN_YEARS_MS = parseDuration('10y') ?? 0;
@@ -32,12 +33,15 @@ export const optionalTtlSchema = z.string().optional().superRefine(checkTtl);
 /** An optional, nullable TTL string (`maxTTL`). */
 export const nullableTtlSchema = z.string().nullish().superRefine(checkTtl);
 
-/** The service's `path` field: trimmed, "/" by default, without a trailing slash. */
+/**
+ * The `path` field: trimmed, "/" by default, without a trailing slash (as the service's), and with
+ * a leading slash and no repeated slashes (the devserver's folder paths; an empty path is "/").
+ */
 export const pathSchema = z
   .string()
   .trim()
   .default('/')
-  .transform((p) => (p.length > 1 && p.endsWith('/') ? p.replace(/\/+$/, '') || '/' : p));
+  .transform((p) => normalizeSecretPath(p));
 
 /** Resource metadata entries. */
 export const metadataSchema = z.array(z.object({ key: z.string().trim().min(1), value: z.string() }));
