@@ -2,7 +2,7 @@
 // directory, run as the unprivileged `postgres` user (the server refuses to run as root), listening
 // on 127.0.0.1 at a free port and on a socket in that directory only. The superuser `admin` has a
 // random password (password logins over TCP, trust over the socket). `stop()` stops the server and
-// removes the directory.
+// removes the directory; the process's exit does the same when a test file forgot to.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -72,6 +72,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   const password = randomBytes(18).toString('base64url');
   const data = join(dir, 'data');
   const stop = () => {
+    process.off('exit', stop);
     if (existsSync(join(data, 'postmaster.pid'))) {
       try {
         runAsPostgres('pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w'], dir);
@@ -81,6 +82,8 @@ export async function startPostgres(): Promise<PostgresServer> {
     }
     rmSync(dir, { recursive: true, force: true });
   };
+  // A worker that ends without calling stop() still takes its server down.
+  process.once('exit', stop);
   try {
     const pwfile = join(dir, 'pwfile');
     writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
