@@ -276,6 +276,34 @@ describe('dynamic-secret permissions and stored-only providers', () => {
     expect([refused.status, refused.body.error]).toEqual([403, 'ProjectMembershipNotFound']);
   });
 
+  it('applies the environment condition of a custom role to leases and the list', async () => {
+    await createDynamicSecret('pg-cond');
+    await t.call('POST', `/api/v2/workspace/${projectId}/roles`, {
+      body: {
+        slug: 'prod-leaser',
+        name: 'Prod leaser',
+        permissions: [
+          {
+            subject: 'dynamic-secrets',
+            action: ['lease', 'read-root-credential'],
+            conditions: { environment: 'prod' },
+          },
+        ],
+      },
+    });
+    const who = await createIdentityWithToken(t, orgId);
+    await t.call('POST', `/api/v1/projects/${projectId}/memberships/identities/${who.identityId}`, {
+      body: { role: 'prod-leaser' },
+    });
+    const leased = await t.call('POST', '/api/v1/dynamic-secrets/leases', {
+      token: who.token,
+      body: { ...scope, dynamicSecretName: 'pg-cond' },
+    });
+    expect(leased.status).toBe(403);
+    const list = await t.call('GET', `/api/v1/dynamic-secrets?projectSlug=${projectSlug}&environmentSlug=dev`, { token: who.token }); // prettier-ignore
+    expect([list.status, list.body.dynamicSecrets]).toEqual([200, []]);
+  });
+
   it('stores other provider types with validated inputs and refuses to lease them', async () => {
     const redis = { host: 'redis.example', port: 6379, username: 'default', creationStatement: 'ACL SETUSER {{username}} on', revocationStatement: 'ACL DELUSER {{username}}' }; // prettier-ignore
     const invalid = await t.call('POST', '/api/v1/dynamic-secrets', {
