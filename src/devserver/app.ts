@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventHub } from './domain/event-hub.ts';
 import { SecretStore, type SecretStoreState } from './domain/secret-store.ts';
+import { LeaseReaper } from './dynamic-secrets/lease-reaper.ts';
 import type { StateData } from './state/types.ts';
 
 function isStoreState(value: unknown): value is SecretStoreState {
@@ -36,6 +37,8 @@ export interface DevAppOptions {
   secrets: unknown;
   now: () => number;
   onChange: () => void;
+  /** How often expired dynamic-secret leases are revoked, in ms (default 1000). */
+  leaseSweepMs?: number;
 }
 
 /** Shared context for route handlers. */
@@ -45,6 +48,8 @@ export class DevApp {
   readonly secrets: SecretStore;
   /** Open project event streams. */
   readonly events: EventHub;
+  /** Revokes expired dynamic-secret leases and finishes dynamic-secret deletions. */
+  readonly leaseReaper: LeaseReaper;
   private readonly clock: () => number;
   private readonly onChange: () => void;
   private readonly loginRecords: KubernetesLoginRecord[] = [];
@@ -58,6 +63,7 @@ export class DevApp {
       ? SecretStore.fromJSON(options.secrets, storeOptions)
       : new SecretStore(storeOptions);
     this.events = new EventHub({ now: this.clock });
+    this.leaseReaper = new LeaseReaper(this, options.leaseSweepMs ?? 1000);
   }
 
   /** JSON of the secret store, for persistence. */
@@ -65,9 +71,10 @@ export class DevApp {
     return this.secrets.toJSON();
   }
 
-  /** Ends open event streams (server shutdown). */
-  shutdown(): void {
+  /** Ends open event streams and the lease sweep (server shutdown). */
+  async shutdown(): Promise<void> {
     this.events.closeAll();
+    await this.leaseReaper.stop();
   }
 
   /** Milliseconds since the epoch on the server's clock (injectable for tests). */

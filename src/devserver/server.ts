@@ -3,7 +3,8 @@
  * service on plain node:http, with the real service's semantics (see
  * `/work/shared/spec/service-api-facts.md`): bootstrap, identities and their auth methods,
  * access tokens, projects, environments, memberships, privileges, roles, templates,
- * integrations, certificate authorities, secrets, folders and the project event stream.
+ * integrations, certificate authorities, secrets, folders, the project event stream, and dynamic
+ * secrets with their leases (PostgreSQL and Kubernetes providers; expired leases revoked by a sweep).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -43,6 +44,8 @@ export interface DevServerOptions {
   now?: () => number;
   /** Debounce of data-file saves in ms (default 100). */
   persistDebounceMs?: number;
+  /** How often leases past their expiry are revoked, in ms (default 1000; tests use less). */
+  leaseSweepMs?: number;
   /** Called with unexpected errors (answered as 500); default: ignored. */
   onError?: (err: unknown) => void;
 }
@@ -71,7 +74,12 @@ const DEFAULT_MAX_BODY = 1024 * 1024;
 async function createApp(options: DevServerOptions, now: () => number, onError: (err: unknown) => void) {
   const snapshot = options.dataFile ? await loadSnapshot(options.dataFile) : undefined;
   let persister: Persister | undefined;
-  const app = new DevApp({ ...restoreSnapshot(snapshot), now, onChange: () => persister?.schedule() });
+  const app = new DevApp({
+    ...restoreSnapshot(snapshot),
+    now,
+    onChange: () => persister?.schedule(),
+    ...(options.leaseSweepMs === undefined ? {} : { leaseSweepMs: options.leaseSweepMs }),
+  });
   if (options.dataFile) {
     persister = new Persister(
       options.dataFile,
@@ -104,6 +112,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const host = options.host ?? '127.0.0.1';
   await listen(server, host, options.port ?? 0);
   const port = (server.address() as AddressInfo).port;
+  app.leaseReaper.start();
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     host,
@@ -113,7 +122,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     kubernetesLogins: () => app.kubernetesLogins(),
     flush,
     close: async () => {
-      app.shutdown();
+      await app.shutdown();
       await closeServer(server);
       await flush();
     },

@@ -26,6 +26,8 @@ const goSdk: ClientProgram = {
 };
 
 const TOKEN_TTL = 3600;
+/** The dynamic secret the Go program reads (see test/clients/go-sdk/dynamic.go). */
+const DYNAMIC_SECRET = 'go-sdk-gcp';
 const TOKEN_MAX_TTL = 7200;
 
 /** What each served call must have returned. */
@@ -94,13 +96,34 @@ const SERVED: Record<string, (call: ClientCall) => void> = {
     expect(c.error).toContain('Kubernetes auth method not found for identity');
   },
   'auth.revokeAccessToken': (c) => expect(c.detail).toEqual({ clientTokenCleared: true }),
+  // Dynamic secrets: a stored-only provider type, so the lease request ends in the devserver's
+  // "not available" 400 (its body was accepted) and lease ids that do not exist in 404s.
+  'dynamicSecrets.list': (c) => expect(c.detail).toEqual({ names: [`${DYNAMIC_SECRET}:gcp-iam`] }),
+  'dynamicSecrets.getByName': (c) =>
+    expect(c.detail).toEqual({ name: DYNAMIC_SECRET, type: 'gcp-iam', defaultTTL: '1h' }),
+  'dynamicSecrets.leases.list': (c) => expect(c.detail).toEqual({ count: 0 }),
+  'dynamicSecrets.leases.create': (c) => {
+    expect([c.ok, c.status]).toEqual([false, 400]);
+    expect(c.error).toContain('is not available in the devserver');
+  },
+  'dynamicSecrets.leases.getById': (c) => {
+    expect([c.ok, c.status]).toEqual([false, 404]);
+    expect(c.error).toContain('Dynamic secret lease with ID');
+  },
+  'dynamicSecrets.leases.renewById': (c) => {
+    expect([c.ok, c.status]).toEqual([false, 404]);
+    expect(c.error).toContain('Dynamic secret lease with ID');
+  },
+  'dynamicSecrets.leases.deleteById': (c) => {
+    expect([c.ok, c.status]).toEqual([false, 404]);
+    expect(c.error).toContain('Dynamic secret lease with ID');
+  },
   'secrets.listSecrets.afterRevoke': (c) => expect([c.ok, c.status]).toEqual([false, 401]),
 };
 
 /** SDK calls the devserver does not serve (route not found), with the route the SDK calls. */
 const NOT_SERVED: Record<string, string> = {
   'kms.keys.create': 'POST /api/v1/kms/keys',
-  'dynamicSecrets.list': 'GET /api/v1/dynamic-secrets',
   'ssh.getSshHosts': 'GET /api/v1/ssh/hosts',
   'auth.ldapAuthLogin': 'POST /api/v1/auth/ldap-auth/login',
 };
@@ -167,6 +190,18 @@ beforeAll(async () => {
   });
   const secret = await ctx.admin.universalAuthSecrets.create(identity.id, { description: 'go-sdk' });
   const jwt = await jwtAuthIdentity();
+  const dynamic = await fetch(`${ctx.dev.url}/api/v1/dynamic-secrets`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ctx.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      projectSlug: project.slug,
+      environmentSlug: 'dev',
+      name: DYNAMIC_SECRET,
+      provider: { type: 'gcp-iam', inputs: { serviceAccountEmail: 'sdk@example.iam.gserviceaccount.com' } },
+      defaultTTL: '1h',
+    }),
+  });
+  if (dynamic.status !== 200) throw new Error(`cannot create the dynamic secret: status ${dynamic.status}`);
   report = await runClient(binary, {
     JWT_IDENTITY_ID: jwt.identityId,
     JWT: jwt.token,

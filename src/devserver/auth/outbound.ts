@@ -12,7 +12,7 @@ const MAX_BYTES = 256 * 1024;
 
 /** Options of {@link fetchJson}. */
 export interface OutboundRequest {
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'DELETE';
   /** PEM bundle to trust; empty for none. */
   ca: string;
   /** Whether a missing CA still verifies against the system roots. */

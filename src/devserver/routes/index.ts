@@ -12,6 +12,8 @@ import { tlsCertLoginRoutes } from '../auth/routes/tls-cert-login.ts';
 import { universalAuthRoutes } from '../auth/routes/universal-auth.ts';
 import { bootstrapRoutes } from './bootstrap.ts';
 import { certManagerCaRoutes } from './cert-manager-ca.ts';
+import { dynamicSecretLeaseRoutes } from './dynamic-secret-leases.ts';
+import { dynamicSecretRoutes } from './dynamic-secrets.ts';
 import { environmentRoutes } from './environments.ts';
 import { eventRoutes } from './events.ts';
 import { folderLookupRoutes } from './folder-lookup.ts';
@@ -61,5 +63,7 @@ export function apiRoutes(app: DevApp): RouteDef[] {
     ...eventRoutes(app),
     ...pkiRoutes(app),
     ...certManagerCaRoutes(app),
+    ...dynamicSecretRoutes(app),
+    ...dynamicSecretLeaseRoutes(app),
   ];
 }

@@ -23,6 +23,8 @@ export function emptyState(): StateData {
     integrationAuths: {},
     integrations: {},
     cas: {},
+    dynamicSecrets: {},
+    dynamicSecretLeases: {},
   };
 }
 

@@ -263,6 +263,48 @@ export interface CaRecord {
   updatedAt: string;
 }
 
+/**
+ * A dynamic secret: a provider configuration in one folder (project, environment, path). `inputs`
+ * hold the provider's connection settings (credentials included) as validated at create or update;
+ * they are returned only where the service returns them (create, update, get by name).
+ */
+export interface DynamicSecretRecord {
+  id: string;
+  name: string;
+  version: number;
+  type: string;
+  defaultTTL: string;
+  maxTTL: string | null;
+  projectId: string;
+  environment: string;
+  secretPath: string;
+  folderId: string;
+  /** `null`, `deleting` or `failed-deletion`. */
+  status: string | null;
+  statusDetails: string | null;
+  usernameTemplate: string | null;
+  metadata: { key: string; value: string }[];
+  inputs: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A lease of a dynamic secret; its credentials are returned once, at creation, and never stored. */
+export interface DynamicSecretLeaseRecord {
+  id: string;
+  version: number;
+  /** What the provider created: the database role name, or the ServiceAccount name. */
+  externalEntityId: string;
+  expireAt: string;
+  /** `null`, or `failed-deletion` when a revocation failed (with the reason in `statusDetails`). */
+  status: string | null;
+  statusDetails: string | null;
+  dynamicSecretId: string;
+  config: unknown;
+  createdAt: string;
+  updatedAt: string;
+}
+
 /** Instance-wide settings. */
 export interface InstanceRecord {
   initialized: boolean;
@@ -289,4 +331,6 @@ export interface StateData {
   integrationAuths: Record<string, IntegrationAuthRecord>;
   integrations: Record<string, IntegrationRecord>;
   cas: Record<string, CaRecord>;
+  dynamicSecrets: Record<string, DynamicSecretRecord>;
+  dynamicSecretLeases: Record<string, DynamicSecretLeaseRecord>;
 }

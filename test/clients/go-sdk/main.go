@@ -65,6 +65,7 @@ func main() {
 	s.secretCalls()
 	s.folderCalls()
 	s.loginCalls()
+	s.dynamicSecretCalls()
 	s.unservedCalls()
 	s.revokeCalls()
 	report.print()

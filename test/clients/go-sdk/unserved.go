@@ -1,4 +1,4 @@
-// SDK calls whose endpoints the devserver does not serve (KMS, dynamic secrets, SSH, and the LDAP
+// SDK calls whose endpoints the devserver does not serve (KMS, SSH, and the LDAP
 // login). They are still
 // called, so the report shows each one's answer and the test can pin it as "not served": when
 // the devserver starts serving one, the test says so instead of the call being skipped quietly.
@@ -12,12 +12,6 @@ func (s *session) unservedCalls() {
 	s.report.record("kms.keys.create", func() (map[string]any, error) {
 		_, err := s.client.Kms().Keys().Create(infisical.KmsCreateKeyOptions{
 			Name: "conformance", ProjectId: s.t.projectID, KeyUsage: "encrypt-decrypt", EncryptionAlgorithm: "aes-256-gcm",
-		})
-		return nil, err
-	})
-	s.report.record("dynamicSecrets.list", func() (map[string]any, error) {
-		_, err := s.client.DynamicSecrets().List(infisical.ListDynamicSecretsRootCredentialsOptions{
-			ProjectSlug: s.t.projectSlug, EnvironmentSlug: s.t.environment, SecretPath: "/",
 		})
 		return nil, err
 	})
