@@ -19,7 +19,10 @@ export interface IdleOptions {
   readonly horizonMs?: number;
   /** Give up after this long (default 60 s): an operator that never settles fails the test. */
   readonly timeoutMs?: number;
-  /** Only the queues of these controllers (e.g. `secretbatch`); default every queue. */
+  /**
+   * Only the queues of these controllers (e.g. `secretbatch`); default every queue and every
+   * other source of scheduled work (the project event hubs' folder checks).
+   */
   readonly queues?: readonly string[];
 }
 
@@ -27,7 +30,7 @@ export interface IdleOptions {
 export interface IdleState {
   /** Queue names seen. */
   readonly queues: readonly string[];
-  /** Earliest scheduled work over those queues (ms since the epoch); undefined when none. */
+  /** Earliest scheduled work of those sources (ms since the epoch); undefined when none. */
   readonly nextWakeupAt: number | undefined;
 }
 
@@ -36,32 +39,47 @@ interface Sample {
   readonly values: readonly { readonly labels: Record<string, string | number>; readonly value: number }[];
 }
 
-/** Per queue: depth, in flight, next wake-up (ms; 0 = none), from one scrape. */
-async function queueStates(metrics: OperatorMetrics) {
+/** Per queue (depth, in flight) and per source (next wake-up, ms; 0 = none), from one scrape. */
+async function scrape(metrics: OperatorMetrics) {
   const samples = (await metrics.registry.getMetricsAsJSON()) as unknown as Sample[];
   const series = (metric: string, label: string) =>
     new Map(
       (samples.find((s) => s.name === metric)?.values ?? []).map((v) => [String(v.labels[label]), v.value]),
     );
-  const wakeups = series('coffer_next_wakeup_timestamp_seconds', 'source');
   const inFlight = series('coffer_workqueue_in_flight', 'name');
-  return [...series('coffer_workqueue_depth', 'name')].map(([name, depth]) => ({
+  const queues = [...series('coffer_workqueue_depth', 'name')].map(([name, depth]) => ({
     name,
     depth,
     inFlight: inFlight.get(name) ?? 0,
-    wakeupAt: (wakeups.get(`workqueue:${name}`) ?? 0) * 1000,
   }));
+  const wakeups = [...series('coffer_next_wakeup_timestamp_seconds', 'source')].map(([source, at]) => ({
+    source,
+    at: at * 1000,
+  }));
+  return { queues, wakeups };
 }
 
-/** Why the queues are not idle, or undefined when they are. */
-function busy(states: Awaited<ReturnType<typeof queueStates>>, horizonMs: number): string | undefined {
-  const until = Date.now() + horizonMs;
-  for (const q of states) {
+/** Why the operator is not idle, or undefined when it is. */
+function busy(state: Awaited<ReturnType<typeof scrape>>, horizonMs: number): string | undefined {
+  for (const q of state.queues) {
     if (q.depth > 0 || q.inFlight > 0) return `queue ${q.name}: ${q.depth} waiting, ${q.inFlight} in flight`;
-    if (q.wakeupAt > 0 && q.wakeupAt < until)
-      return `queue ${q.name}: work due in ${Math.max(0, q.wakeupAt - Date.now())} ms`;
+  }
+  const until = Date.now() + horizonMs;
+  for (const w of state.wakeups) {
+    if (w.at > 0 && w.at < until) return `${w.source}: work due in ${Math.max(0, w.at - Date.now())} ms`;
   }
   return undefined;
+}
+
+/** Only the queues named (and their wake-ups), when `names` is given; throws for an unknown name. */
+function only(state: Awaited<ReturnType<typeof scrape>>, names: readonly string[] | undefined) {
+  if (!names) return state;
+  const unknown = names.filter((name) => !state.queues.some((q) => q.name === name));
+  if (unknown.length > 0) throw new Error(`no queue ${unknown.join(', ')}`);
+  return {
+    queues: state.queues.filter((q) => names.includes(q.name)),
+    wakeups: state.wakeups.filter((w) => names.some((name) => w.source === `workqueue:${name}`)),
+  };
 }
 
 /**
@@ -77,16 +95,13 @@ export async function waitForOperatorIdle(
   let streak = 0;
   let reason = 'no scrape yet';
   const check = async (): Promise<IdleState | undefined> => {
-    const all = await queueStates(operator.manager.metrics);
-    const states = options.queues ? all.filter((q) => options.queues?.includes(q.name)) : all;
-    if (options.queues && states.length !== options.queues.length)
-      throw new Error(`no such queue among ${all.map((q) => q.name).join(', ')}`);
-    reason = busy(states, horizonMs) ?? '';
+    const state = only(await scrape(operator.manager.metrics), options.queues);
+    reason = busy(state, horizonMs) ?? '';
     streak = reason ? 0 : streak + 1;
     if (streak < 2) return undefined;
-    const wakeups = states.map((q) => q.wakeupAt).filter((at) => at > 0);
+    const wakeups = state.wakeups.map((w) => w.at).filter((at) => at > 0);
     return {
-      queues: states.map((q) => q.name),
+      queues: state.queues.map((q) => q.name),
       nextWakeupAt: wakeups.length > 0 ? Math.min(...wakeups) : undefined,
     };
   };

@@ -317,6 +317,11 @@ export class ProjectEventHub {
     return this.streams.get(`${connectionKey}|${projectId}`)?.state ?? { state: 'Connecting' };
   }
 
+  /** When the hub next does work on its own (a folder check; ms since the epoch), if planned. */
+  nextScheduledAt(): number | undefined {
+    return this.folderChecks?.nextDueAt();
+  }
+
   /** Number of streams (open or reconnecting); one per (connection, project) in use. */
   get streamCount(): number {
     return this.streams.size;
