@@ -26,7 +26,7 @@
  *
  * Idle: the operator has nothing to do when, for every queue, `coffer_workqueue_depth` and
  * `coffer_workqueue_in_flight` are 0; it next acts on its own (a poll, a requeue, a retry after
- * backoff, a folder check) at the earliest `coffer_next_wakeup_timestamp_seconds` (Unix time; 0
+ * backoff, an event stream reconnect, a folder check) at the earliest `coffer_next_wakeup_timestamp_seconds` (Unix time; 0
  * while nothing is scheduled; `source` is `workqueue:<name>` per work queue, or a part registered
  * with `scheduledWork`, e.g. `project-events`). Until then only a change (a watch event, a
  * service event) makes it work.

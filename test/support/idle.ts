@@ -32,6 +32,8 @@ export interface IdleState {
   readonly queues: readonly string[];
   /** Earliest scheduled work of those sources (ms since the epoch); undefined when none. */
   readonly nextWakeupAt: number | undefined;
+  /** Scheduled work by source (`workqueue:<name>`, `project-events`; ms since the epoch). */
+  readonly wakeups: Readonly<Record<string, number>>;
 }
 
 interface Sample {
@@ -103,6 +105,7 @@ export async function waitForOperatorIdle(
     return {
       queues: state.queues.map((q) => q.name),
       nextWakeupAt: wakeups.length > 0 ? Math.min(...wakeups) : undefined,
+      wakeups: Object.fromEntries(state.wakeups.filter((w) => w.at > 0).map((w) => [w.source, w.at])),
     };
   };
   try {
