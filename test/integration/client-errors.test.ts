@@ -62,10 +62,12 @@ describe('service client errors', () => {
 
     // Terminal: a transient error would be retried within milliseconds (backoff starts at 5 ms),
     // so the operator would not be idle until its retries were seconds apart, each one a 413.
+    // One 413 for the write, at most one more when the project's event stream opened during that
+    // reconcile (an open makes the batch read and write again).
+    await waitForOperatorIdle(h.operator);
     const answered = tooLargeAnswers();
     expect(answered).toBeGreaterThanOrEqual(1);
-    await waitForOperatorIdle(h.operator);
-    expect(tooLargeAnswers()).toBe(answered);
+    expect(answered).toBeLessThanOrEqual(2);
 
     const events = await h.events('huge');
     expect(events.some((e) => e.type === 'Warning' && e.message?.includes('413'))).toBe(true);
