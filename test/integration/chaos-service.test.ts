@@ -84,6 +84,8 @@ describe('service faults', { concurrent: true }, () => {
     'explains a total outage (5xx), backs off, and converges afterwards',
     { ...inOrder, timeout: 420_000 },
     async () => {
+      // Nothing left from the harness's start (the Connection's own reconciles) may meet the outage.
+      await waitForOperatorIdle(h.operator, { timeoutMs: 120_000 });
       h.devserver.faults.update({ errorRatio: 1 });
       const names = await createProjects(h, 'outage', 8);
       const unavailable = { type: 'Synced', status: 'False', reason: 'ServiceUnavailable' } as const;
@@ -113,6 +115,7 @@ describe('service faults', { concurrent: true }, () => {
     'explains dropped connections (ServiceUnreachable) and recovers from interrupted creates',
     { ...inOrder, timeout: 400_000 },
     async () => {
+      await waitForOperatorIdle(h.operator, { timeoutMs: 120_000 });
       h.devserver.faults.update({ dropRatio: 1 });
       const names = await createProjects(h, 'dropped', 4);
       const unreachable = { type: 'Synced', status: 'False', reason: 'ServiceUnreachable' } as const;
