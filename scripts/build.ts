@@ -7,15 +7,15 @@
  * `node_modules` and the TypeScript sources: each command (`operator`, `devserver`, `sandbox`,
  * `crds`) is a chunk loaded on demand, dependencies are tree-shaken, and whitespace and syntax
  * are minified (identifiers are kept, so stack traces in logs stay readable). V8 keeps the source
- * text of every loaded module in the heap, so this is memory: measured with `npm run bench`, the
- * operator starts with about half the heap of the unbundled build.
+ * text of every loaded module in the heap, so this is memory: the operator starts with a smaller
+ * heap than the unbundled build (`npm run bench`, docs/benchmarks.md).
  *
  * `@kubernetes/client-node`: the operator imports its `KubeConfig` and HTTP request types from
  * their own modules (src/runtime/kube-config.ts, kube-request.ts), never the package index, which
  * loads every generated API and model class. `config.js` itself imports the two things it needs
  * (`createConfiguration`, `ServerConfiguration`, for `makeApiClient`) from the generated index;
  * `slimGeneratedIndex` hands it a module exporting just those, so the bundled operator loads none
- * of the generated classes (~15 MiB less resident memory, measured with `npm run bench:modules`). The
+ * of the generated classes (less resident memory: `npm run bench:modules`, docs/benchmarks.md). The
  * sandbox, which uses the typed clients, still loads the whole package through its index.
  *
  * Type checking is `npm run typecheck`; esbuild only strips types.

@@ -105,5 +105,6 @@ console.log('added the kind to src/controllers/registry.ts');
 if (!values['no-generate'])
   execFileSync(process.execPath, [join(root, 'scripts', 'generate.ts')], { cwd: root, stdio: 'inherit' });
 console.log(
-  `next: describe the schema, write the adapter, then remove sampleLeftOut and the AdapterNotWritten reason`,
+  'next: describe the schema, write the adapter, then remove sampleLeftOut and the AdapterNotWritten reason; ' +
+    "drive the kind's states in test/integration/argocd-health.test.ts and run npm run capture:argocd",
 );

@@ -40,7 +40,7 @@ export const slimGeneratedIndex: Plugin = {
 /**
  * `undici`: its package index (CommonJS, so nothing of it is tree-shaken) loads every dispatcher,
  * the mock agents, the cache stores, WebSocket, EventSource, cookies and fetch with its web
- * classes — ~950 KB of source kept in the heap and compiled at start. The bundle's `undici` is
+ * classes — source kept in the heap and compiled at start. The bundle's `undici` is
  * this module instead: the dispatchers and the `request` API the operator uses, built from the
  * same files the index loads (the API methods assigned to `Dispatcher.prototype` and `request`
  * choosing the global dispatcher exactly as the index does), and `fetch`, which only the
@@ -127,7 +127,7 @@ export { Dispatcher, Client, Pool, Agent, ProxyAgent, errors, getGlobalDispatche
 
 /**
  * undici's HTTP/1 client picks its response parser from `parser-h1.js` (the experimental Milo
- * parser, ~160 KB of WebAssembly as base64, used only with `UNDICI_USE_MILO=1`) unless the global
+ * parser, WebAssembly as base64, used only with `UNDICI_USE_MILO=1`) unless the global
  * `esbuildDetection` exists — the switch Node.js core uses when it bundles undici. This answers
  * that check in `client-h1.js` only, so the bundle parses HTTP/1 with llhttp, as Node's own fetch
  * does, and ships neither Milo nor `parser-h1.js`.
@@ -148,8 +148,8 @@ export const undiciWithoutMilo: Plugin = {
 };
 
 /**
- * zod's `z.locales` (and `core.locales`) namespace re-exports its error messages in ~50
- * languages (~300 KB), which a namespace import keeps whole. Coffer never switches zod's locale;
+ * zod's `z.locales` (and `core.locales`) namespace re-exports its error messages in dozens of
+ * languages, which a namespace import keeps whole. Coffer never switches zod's locale;
  * English, which zod registers by default from its own import of `locales/en.js`, is all it uses.
  * The namespace is handed a module exporting `en` only.
  */
@@ -173,7 +173,7 @@ export const zodEnglishOnly: Plugin = {
 /**
  * `import … from 'node:http'` in an ES module makes Node build the module's named exports from
  * every property of `http`, which reads its lazy `WebSocket`, `CloseEvent` and `MessageEvent`
- * getters and so loads Node's own bundled undici (~750 KB of source, compiled at start) that the
+ * getters and so loads Node's own bundled undici (source compiled at start) that the
  * operator never uses. The bundle's ES imports of `http` get the same module through `require`
  * instead: the default export is the module itself, the named exports are its plain properties
  * (importing one of its accessors by name fails the build).
@@ -200,7 +200,7 @@ export const httpWithoutWebSocket: Plugin = {
 };
 
 /**
- * prom-client's process CPU counter requires `@opentelemetry/api` (~45 KB) to label exemplars
+ * prom-client's process CPU counter requires `@opentelemetry/api` to label exemplars
  * with the active span, which it reads only with exemplars enabled; Coffer enables none and
  * registers no OpenTelemetry SDK, under which the API answers "no span" anyway. That importer is
  * handed the same answer: `context.active()` and `trace.getSpan()` with no span.

@@ -43,6 +43,17 @@ export interface ReferenceDeclaration {
   readonly announce?: boolean;
 }
 
+/**
+ * An identity of the service that this kind's objects record in their status and that no
+ * resource may change or delete without opting in (`src/managed/ownership.ts`, rule 4).
+ */
+export interface ProtectedIdentityDeclaration {
+  /** The status field holding the identity's id. */
+  readonly statusField: string;
+  /** Why it is protected, said of one object (`namespace/name`, or `name` when cluster-scoped). */
+  why(objectName: string): string;
+}
+
 /** A Kubernetes API permission a kind needs beyond the coffer.dev rules every kind gets. */
 export interface RbacNeed {
   /** `''` for the core group. */
@@ -81,6 +92,8 @@ export interface KindRegistration {
    * written under the shared budget for routine events, like the generic create/update events.
    */
   readonly routineEvents?: readonly string[];
+  /** The identity its objects hold that resources may not change (undefined: none). */
+  readonly protectsIdentity?: ProtectedIdentityDeclaration;
   /** The kind's sample, relative to the repository root (`config/samples/<kind>.yaml`). */
   readonly sample: string;
   /**

@@ -31,6 +31,8 @@ import {
   patchGuarded,
   refOf,
 } from '../runtime/object-meta.ts';
+import { findKind } from '../api/v1alpha1/index.ts';
+import { connectionKindOf } from './connections/kinds.ts';
 import { markInStatus, STATUS_CREATE_PENDING } from './create-mark.ts';
 import type {
   AdapterStatus,
@@ -81,8 +83,8 @@ type UrgentStatus = Pick<ManagedStatus, 'id' | 'createdId'>;
  * The generic status fields to write right after recording `id` rather than with the rest of the
  * status at the end of the reconcile: `status.createdId` after this resource's own create, for
  * kinds whose objects can be protected (an object it created stays its to manage, ownership.ts
- * rule 4); `status.id` through a ClusterConnection (until it is there, the resource counts as
- * adopting, which such a connection may refuse). Undefined when nothing is urgent. (With an id
+ * rule 4); `status.id` through a cluster-scoped connection (until it is there, the resource counts
+ * as adopting, which such a connection may refuse). Undefined when nothing is urgent. (With an id
  * known before the create, `status.createdId` comes with the rest of the status.)
  */
 function urgentStatus<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
@@ -91,7 +93,8 @@ function urgentStatus<Spec extends ManagedSpecFields, Refs, Status extends Adapt
   createdBy: ExternalClient<Spec, Refs, Status> | undefined,
 ): UrgentStatus | undefined {
   if (createdBy?.protection) return { id, createdId: id };
-  return run.spec?.connectionRef?.kind === 'ClusterConnection' ? { id } : undefined;
+  const ref = run.spec?.connectionRef;
+  return ref && findKind(connectionKindOf(ref))?.scope === 'Cluster' ? { id } : undefined;
 }
 
 /**

@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import type { KindController } from '../controllers/kind-controller.ts';
 import type { ManagedSpecFields } from '../managed/external-client.ts';
+import { isConnectionKind } from '../managed/connections/kinds.ts';
 import { cacheReader, customObjectPatcher } from '../managed/kube-objects.ts';
 import { createManagedReconciler } from '../managed/reconciler.ts';
 import type { Controller } from '../runtime/controller.ts';
@@ -113,7 +114,7 @@ function addManagedKind(wiring: Wiring, kind: KindController): WatchedKind {
 function dependentsOf(wiring: Wiring, kind: DirectKindController) {
   const name = kind.definition.kind;
   if (!kind.heldByDependents) return undefined;
-  if (name !== 'Connection' && name !== 'ClusterConnection')
+  if (!isConnectionKind(name))
     throw new Error(`cannot register ${name}: only connection kinds can be held by dependents`);
   return connectionDependents(name, () => wiring.managed);
 }

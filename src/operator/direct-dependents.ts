@@ -13,7 +13,7 @@ import type { ManagedObject } from '../managed/external-client.ts';
 import type { Controller } from '../runtime/controller.ts';
 import { FINALIZER, hasFinalizer, isBeingDeleted } from '../runtime/object-meta.ts';
 import type { Request } from '../runtime/reconcile.ts';
-import type { ConnectionKindName } from '../managed/connections/resolver.ts';
+import { connectionKindOf, type ConnectionKindName } from '../managed/connections/kinds.ts';
 import type { DependentsLookup } from '../managed/direct/deletion.ts';
 import type { OperatorInformers } from './informers.ts';
 import { DEPENDENCY_INDEX, dependencyKey, type WatchedKind } from './watches.ts';
@@ -54,9 +54,10 @@ interface UsedConnection {
 function usedConnection(obj: ManagedObject<unknown>): UsedConnection | undefined {
   const ref = (obj.spec as { connectionRef?: { kind?: string; name?: string } } | undefined)?.connectionRef;
   if (!ref?.name) return undefined;
-  if (ref.kind === 'ClusterConnection') return { kind: 'ClusterConnection', request: { name: ref.name } };
+  const kind = connectionKindOf(ref);
+  if (findKind(kind)?.scope === 'Cluster') return { kind, request: { name: ref.name } };
   const namespace = obj.metadata.namespace;
-  return namespace ? { kind: 'Connection', request: { namespace, name: ref.name } } : undefined;
+  return namespace ? { kind, request: { namespace, name: ref.name } } : undefined;
 }
 
 function sameConnection(a: UsedConnection | undefined, b: UsedConnection | undefined): boolean {

@@ -1,9 +1,10 @@
 /**
- * The identities no resource may change or delete without opting in (ownership.ts, rule 4):
- * every identity a Connection or ClusterConnection authenticates as (`status.id`, recorded when
- * its credentials were verified), and every instance-admin identity a Bootstrap created
- * (`status.identityId`). Read from the informer caches on each use: a handful of objects.
+ * The identities no resource may change or delete without opting in (ownership.ts, rule 4): the
+ * ids the kinds that declare `protectsIdentity` in their registration record in their objects'
+ * status (e.g. the identity a connection authenticates as). Read from the informer caches on each
+ * use: a handful of objects. When two objects name one identity, the first source's reason stands.
  */
+import type { ProtectedIdentityDeclaration } from '../controllers/registration.ts';
 import type { KubeObject } from '../runtime/object-meta.ts';
 
 /** Lists the cached objects of one kind. */
@@ -11,10 +12,9 @@ export interface ObjectLister {
   list(): readonly KubeObject[];
 }
 
-export interface ProtectedIdentitySources {
-  readonly connections: ObjectLister;
-  readonly clusterConnections: ObjectLister;
-  readonly bootstraps: ObjectLister;
+/** The cached objects of one kind and what in their status names a protected identity. */
+export interface ProtectedIdentitySource extends ProtectedIdentityDeclaration {
+  readonly objects: ObjectLister;
 }
 
 function statusField(obj: KubeObject, field: string): string | undefined {
@@ -28,22 +28,15 @@ function nameOf(obj: KubeObject): string {
 }
 
 /** Protected identity ids, each with why it is protected. */
-export function protectedIdentities(sources: ProtectedIdentitySources): ReadonlyMap<string, string> {
+export function protectedIdentities(
+  sources: readonly ProtectedIdentitySource[],
+): ReadonlyMap<string, string> {
   const found = new Map<string, string>();
-  const add = (id: string | undefined, why: string) => {
-    if (id && !found.has(id)) found.set(id, `identity ${id} is ${why}`);
-  };
-  for (const bootstrap of sources.bootstraps.list())
-    add(
-      statusField(bootstrap, 'identityId'),
-      `the instance-admin identity Bootstrap ${nameOf(bootstrap)} created`,
-    );
-  for (const connection of sources.connections.list())
-    add(statusField(connection, 'id'), `the identity Connection ${nameOf(connection)} authenticates as`);
-  for (const connection of sources.clusterConnections.list())
-    add(
-      statusField(connection, 'id'),
-      `the identity ClusterConnection ${nameOf(connection)} authenticates as`,
-    );
+  for (const source of sources) {
+    for (const obj of source.objects.list()) {
+      const id = statusField(obj, source.statusField);
+      if (id && !found.has(id)) found.set(id, `identity ${id} is ${source.why(nameOf(obj))}`);
+    }
+  }
   return found;
 }

@@ -3,6 +3,7 @@
  * direct kinds, built over the operator's informers and Kubernetes clients.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
+import { kindRegistry } from '../controllers/registry.ts';
 import type { Logger } from 'pino';
 import type { RequestInfo } from '../client/index.ts';
 import { cacheReader, type ObjectReader } from '../managed/kube-objects.ts';
@@ -13,7 +14,13 @@ import { plainCoreApi, plainCustomObjectsApi, type KubeCoreApi } from '../runtim
 import { kubeRequest } from '../runtime/kube-request.ts';
 import { createSecretWriter } from '../runtime/secret-writer.ts';
 import { cachedSecretWriter } from './cached-secret-writer.ts';
-import { ConnectionResolver, type PayloadVersions } from '../managed/connections/resolver.ts';
+import { connectionKinds, loginIdentityKind } from '../managed/connections/kinds.ts';
+import {
+  ConnectionResolver,
+  type ConnectionKindName,
+  type ConnectionObject,
+  type PayloadVersions,
+} from '../managed/connections/resolver.ts';
 import type { DirectServices } from '../managed/direct/kind.ts';
 import type { OperatorInformers } from './informers.ts';
 import { protectedIdentities } from './protected-identities.ts';
@@ -47,8 +54,8 @@ const unwatchedMemoMs = 10_000;
 
 /**
  * resourceVersions of Secrets and ConfigMaps: from the caches for watched namespaces; by GET
- * (remembered for a few seconds) for others, e.g. a ClusterConnection's Secret in the operator's
- * namespace while `--namespaces` lists only tenants.
+ * (remembered for a few seconds) for others, e.g. a cluster-scoped connection's Secret in the
+ * operator's namespace while `--namespaces` lists only tenants.
  */
 function payloadVersions(options: ServicesOptions, api: ReadApi): PayloadVersions {
   const watched = (ns: string) => options.namespaces.length === 0 || options.namespaces.includes(ns);
@@ -96,16 +103,11 @@ export function createServices(options: ServicesOptions): DirectServices {
     if (!informer) throw new Error(`cannot read ${kind}: no such kind`);
     return cacheReader(informer);
   };
-  const protectedSources = {
-    connections: kindInformer(options, 'Connection'),
-    clusterConnections: kindInformer(options, 'ClusterConnection'),
-    bootstraps: kindInformer(options, 'Bootstrap'),
-  };
+  const protectedSources = kindRegistry.flatMap(({ definition, protectsIdentity }) =>
+    protectsIdentity ? [{ ...protectsIdentity, objects: kindInformer(options, definition.kind) }] : [],
+  );
   const connections = new ConnectionResolver({
-    readers: {
-      Connection: cacheReader(kindInformer(options, 'Connection')),
-      ClusterConnection: cacheReader(kindInformer(options, 'ClusterConnection')),
-    },
+    readers: connectionReaders(options),
     ...identityReader(options),
     namespaceLabels: (ns) => informers.namespaces.get(undefined, ns)?.metadata?.labels,
     namespaceTerminating: (ns) =>
@@ -155,8 +157,16 @@ function kindInformer(options: ServicesOptions, kind: string) {
   return informer;
 }
 
-/** The Identity reader of logins naming an Identity (`identityRef`), when Identities are watched. */
+/** A cache reader of each kind a `connectionRef` can name. */
+function connectionReaders(
+  options: ServicesOptions,
+): Record<ConnectionKindName, ObjectReader<ConnectionObject>> {
+  const entries = connectionKinds.map((kind) => [kind, cacheReader(kindInformer(options, kind))] as const);
+  return Object.fromEntries(entries) as Record<ConnectionKindName, ObjectReader<ConnectionObject>>;
+}
+
+/** The reader of the objects logins name by `identityRef`, when that kind is watched. */
 function identityReader(options: ServicesOptions) {
-  const informer = options.informers.kinds.get('Identity');
+  const informer = options.informers.kinds.get(loginIdentityKind);
   return informer ? { identities: cacheReader(informer) } : {};
 }

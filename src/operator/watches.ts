@@ -14,6 +14,7 @@
  *   (admission by label selector).
  */
 import { findKind, group, type KindDefinition } from '../api/v1alpha1/index.ts';
+import { connectionKindOf } from '../managed/connections/kinds.ts';
 import type { NamedRef } from '../controllers/kind-controller.ts';
 import type { ManagedObject } from '../managed/external-client.ts';
 import { CONDITION_READY, getCondition } from '../runtime/conditions.ts';
@@ -84,8 +85,7 @@ export function dependencyKey(kind: string, namespace: string | undefined, name:
 function connectionDependency(obj: ManagedObject<unknown>): string[] {
   const ref = (obj.spec as { connectionRef?: { kind?: string; name?: string } } | undefined)?.connectionRef;
   if (!ref?.name) return [];
-  const kind = ref.kind === 'ClusterConnection' ? 'ClusterConnection' : 'Connection';
-  return [dependencyKey(kind, obj.metadata.namespace, ref.name)];
+  return [dependencyKey(connectionKindOf(ref), obj.metadata.namespace, ref.name)];
 }
 
 /** `Kind/namespace/name` of the objects `named` finds in `obj` (its spec parsed first). */
@@ -197,12 +197,13 @@ function announcedKeys(kind: WatchedKind, obj: ManagedObject<unknown>): readonly
   return safely(() => namedKeys(kind, obj, kind.announces));
 }
 
-function usesClusterConnection(obj: ManagedObject<unknown>): boolean {
+/** Whether `obj` uses a cluster-scoped connection (one that admits namespaces by their labels). */
+function usesClusterScopedConnection(obj: ManagedObject<unknown>): boolean {
   const ref = (obj.spec as { connectionRef?: { kind?: string } } | undefined)?.connectionRef;
-  return ref?.kind === 'ClusterConnection';
+  return ref !== undefined && findKind(connectionKindOf(ref))?.scope === 'Cluster';
 }
 
-/** Namespace label changes re-check the objects there that use a ClusterConnection. */
+/** Namespace label changes re-check the objects there that use a cluster-scoped connection. */
 export function watchNamespaceLabels(kinds: readonly WatchedKind[], informers: OperatorInformers): void {
   const users = kinds.filter((k) => k.usesConnection && k.definition.scope === 'Namespaced');
   informers.namespaces.on('update', (obj, old) => {
@@ -210,7 +211,7 @@ export function watchNamespaceLabels(kinds: readonly WatchedKind[], informers: O
     const same = JSON.stringify(obj.metadata?.labels ?? {}) === JSON.stringify(old.metadata?.labels ?? {});
     if (!namespace || same) return;
     for (const kind of users) {
-      const targets = kind.informer.list(namespace).filter(usesClusterConnection);
+      const targets = kind.informer.list(namespace).filter(usesClusterScopedConnection);
       for (const request of targets.flatMap(requestForObject)) kind.controller.enqueue(request);
     }
   });

@@ -1,17 +1,16 @@
 /**
  * Gives heap memory back to the system after bursts of work.
  *
- * V8 keeps the heap pages it once needed: after the operator converged 10,000 resources its
- * resident memory stayed at the peak of that burst (280 MiB with 69 MiB of live heap, measured
- * with `npm run bench`). A memory-reducing full collection — what V8 runs on a low-memory
- * notification — releases them (280 → 174 MiB), the way Go's runtime scavenger or
+ * V8 keeps the heap pages it once needed: after a burst of work (the operator converging
+ * thousands of resources) its resident memory stays at the peak of that burst, far above its live
+ * heap (`npm run bench`, docs/benchmarks.md). A memory-reducing full collection — what V8 runs on
+ * a low-memory notification — releases them, the way Go's runtime scavenger or
  * `debug.FreeOSMemory` return memory of Go operators.
  *
  * The young generation is trimmed the same way once the operator is idle: a larger semi-space
- * makes bursts of reconciles cheaper (fewer short-lived objects promoted to the old generation:
- * 12% less operator CPU converging 10,000 resources with the chart's 2 MiB instead of 1,
- * `npm run bench`), but V8 keeps the young generation at its largest size after the burst (4 MiB
- * committed at rest with 2 MiB semi-spaces); the same collection shrinks it to 1 MiB.
+ * makes bursts of reconciles cheaper (fewer short-lived objects promoted to the old generation),
+ * but V8 keeps the young generation at its largest size after the burst; the same collection
+ * shrinks it to its minimum.
  *
  * Contract: every `intervalMs` the trimmer reads the heap statistics; when the committed heap
  * exceeds the heap in use by at least `minSlackBytes` and by half, or when the event loop was

@@ -6,8 +6,8 @@
  * `CoreV1Api` and `CustomObjectsApi`.
  *
  * Why not those classes: importing them loads client-node's generated API and model classes
- * (every group and version, ~1.7 MiB of code), which cost the operator ~15 MiB of resident memory
- * for five calls (`npm run bench:modules`, docs/benchmarks.md). Contract: the same requests and answers as the
+ * (every group and version), resident memory the operator would hold for five calls
+ * (`npm run bench:modules`, docs/benchmarks.md). Contract: the same requests and answers as the
  * typed clients, except that answers are the API server's JSON as sent (timestamps are strings,
  * as in the informer caches) and a failure is a `KubeHttpError` carrying the HTTP status (read by
  * `kubernetesStatus`, like client-node's `ApiException`).

@@ -17,7 +17,8 @@ import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { RequestContext } from '@kubernetes/client-node';
 // The class's own module, not the package index, which loads every generated API and model class
-// (~15 MiB resident); the bundle also gives this module a slim `./gen/index.js` (scripts/build.ts).
+// (resident memory: `npm run bench:modules`); the bundle also gives this module a slim
+// `./gen/index.js` (scripts/build.ts).
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { Dispatcher } from 'undici';
 

@@ -88,8 +88,8 @@ export function createLogger(options: LoggerOptions): Logger {
       level: options.level,
       name: options.name,
       // Our own walk instead of pino's `redact` paths: those (every key at every depth, with
-      // wildcards) allocated ~0.4 MB per child logger and ~0.16 MB per line — half of all the
-      // operator allocated converging 10,000 resources (V8's sampling heap profiler, `npm run bench`).
+      // wildcards) allocate on every child logger and every line, a large share of what the
+      // operator allocates while converging (V8's sampling heap profiler, `npm run bench`).
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: {
         level: (label) => ({ level: label }),
@@ -126,8 +126,8 @@ const noop = (): void => undefined;
 /**
  * A child logger for one reconcile of one object, made when the reconcile first logs a line at
  * an enabled level. Most reconciles log nothing at the default level, and making a pino child
- * runs its bindings through the redaction (~0.2 ms and a few KiB of garbage each: 2 s of CPU
- * over 10,000 reconciles, `npm run bench`). Lines of one reconcile share one reconcile id.
+ * runs its bindings through the redaction (CPU and garbage for every reconcile, `npm run bench`).
+ * Lines of one reconcile share one reconcile id.
  */
 export function reconcileLogger(parent: Logger, fields: ReconcileLogFields): Logger {
   let child: Logger | undefined;

@@ -35,8 +35,8 @@ export interface ReflectorOptions {
   /** Items per list page (default 500). */
   readonly pageSize?: number;
   /**
-   * Relist when a watch is silent this long (default 150 s). kube-apiserver sends a bookmark to
-   * every watcher each 60 s (measured with 1.37), so 150 s tolerates one lost bookmark.
+   * Relist when a watch is silent this long (default 150 s). kube-apiserver sends every
+   * watcher a bookmark about once a minute, so 150 s tolerates one lost bookmark.
    */
   readonly watchdogMs?: number;
   /** Server-side watch timeout; each watch picks a random value in [min, 2 × min) (default 300 s). */

@@ -4,15 +4,18 @@
  * the states it can reach (Ready, waiting on a reference / Secret / folder / role / membership,
  * terminal failures, an expired privilege, a pending CA, a deletion the service blocks, a
  * connection waiting for its users, paused), and each object, exactly as the API server returns
- * it, is evaluated by config/argocd/coffer.dev_<Kind>/health.lua in gopher-lua (Argo CD's VM)
- * and in lua5.4, and by kstatus's rules. Each verdict must be the one the class of the reason
- * the operator set calls for (the tables of src/controllers/reasons.ts).
+ * it, is evaluated by resource_customizations/coffer.dev/<Kind>/health.lua in gopher-lua (Argo
+ * CD's VM) and in lua5.4, and by kstatus's rules. Each verdict must be the one the class of the
+ * reason the operator set calls for (the tables of src/controllers/reasons.ts), and each state
+ * must match its committed case in health_test.yaml and testdata/ (test/support/argocd-cases.ts;
+ * `npm run capture:argocd` rewrites them from this run).
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/controllers/reasons.ts';
 import { ANNOTATION_EXTERNAL_ID, ANNOTATION_PAUSED } from '../../src/runtime/object-meta.ts';
 import { classOfReason, type ReasonClass } from '../../src/runtime/reasons.ts';
+import { capturing, HealthCases } from '../support/argocd-cases.ts';
 import { buildGopherLua, healthInGopherLua, healthInLua54 } from '../support/argocd-health.ts';
 import { kstatusOf, type KstatusStatus } from '../support/kstatus.ts';
 import {
@@ -28,6 +31,7 @@ let gopherLua = '';
 const suffix = randomBytes(3).toString('hex');
 const connectionRef = { name: HARNESS_CONNECTION };
 const projectRef = { name: 'shop' };
+const cases = new HealthCases(() => ({ namespace: h.namespace, suffix, devserverUrl: h.devserver.url }));
 
 /** The Argo CD health a reason's class calls for. */
 const argoOfClass: Readonly<Record<ReasonClass, string>> = {
@@ -82,6 +86,7 @@ async function expectHealth(kind: string, name: string, expected: Expected): Pro
   );
   if (expected.argo !== 'Healthy')
     expect(gopher?.message.toLowerCase()).toContain(expected.reason.toLowerCase());
+  cases.record(kind, obj, gopher ?? { status: '', message: '' }, expected.reason);
   return obj;
 }
 
@@ -430,5 +435,12 @@ describe('SecretBatch, Integration, CertificateAuthority', () => {
     await expectHealth('CertificateAuthority', 'root', ready);
     await h.create('CertificateAuthority', 'issuing', ca('Shop Issuing', { type: 'intermediate' }));
     await expectHealth('CertificateAuthority', 'issuing', notReady('PendingCertificate', 'Degraded'));
+  });
+});
+
+describe('health_test.yaml', () => {
+  it('every committed case is a state a live object was in', () => {
+    if (capturing) cases.write();
+    expect(cases.unseen(), 'run npm run capture:argocd').toEqual([]);
   });
 });

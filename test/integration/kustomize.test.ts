@@ -2,7 +2,8 @@
  * The kustomize bases in config/, rendered with the cached kubectl (its built-in kustomize):
  * config/default must hold the same RBAC rules and the same hardened operator pod as the Helm
  * chart with default values, and every base must pass a server-side dry-run apply on the run's
- * real kube-apiserver. config/argocd must carry exactly the tested Lua health scripts.
+ * real kube-apiserver. config/argocd must carry exactly the tested Lua health scripts
+ * (resource_customizations/coffer.dev/<Kind>/health.lua).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -217,8 +218,10 @@ describe('kustomize bases in config/', () => {
       kindRegistry.map((r) => `coffer.dev_${r.definition.kind}`).sort(),
     );
     for (const key of keys) {
-      const kind = key.replace('resource.customizations.health.', '');
-      expect(configMap.data[key]).toBe(readFileSync(join(repo, 'config/argocd', kind, 'health.lua'), 'utf8'));
+      const kind = key.replace('resource.customizations.health.coffer.dev_', '');
+      expect(configMap.data[key]).toBe(
+        readFileSync(join(repo, 'resource_customizations/coffer.dev', kind, 'health.lua'), 'utf8'),
+      );
     }
     const namespace = await clusterFromInjected().createNamespace();
     const result = dryRunApply(relocate(objects, 'argocd', namespace));

@@ -1,13 +1,15 @@
 // The Argo CD health check generated from the registry for WorkloadSecret
-// (config/argocd/coffer.dev_WorkloadSecret/health.lua) and the kstatus reading (Flux), on live
+// (resource_customizations/coffer.dev/WorkloadSecret/health.lua) and the kstatus reading (Flux), on live
 // objects the real operator drove against the real API server and a devserver: delivered is
 // Healthy/Current, a missing source (SourceNotFound, waiting) Progressing/InProgress, a template
 // error and a target it may not take over (TemplateError, TargetConflict, terminal)
-// Degraded/Failed. Each verdict is evaluated in gopher-lua (Argo CD's VM) and lua5.4.
+// Degraded/Failed. Each verdict is evaluated in gopher-lua (Argo CD's VM) and lua5.4, and each
+// state must match its committed case in health_test.yaml and testdata/ (test/support/argocd-cases.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../src/controllers/reasons.ts';
 import { projectController } from '../../src/controllers/project/index.ts';
 import { classOfReason } from '../../src/runtime/reasons.ts';
+import { capturing, HealthCases } from '../support/argocd-cases.ts';
 import { buildGopherLua, healthInGopherLua, healthInLua54 } from '../support/argocd-health.ts';
 import { kstatusOf } from '../support/kstatus.ts';
 import { HARNESS_CONNECTION, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
@@ -16,6 +18,7 @@ let h: OperatorHarness;
 let gopherLua = '';
 const connectionRef = { name: HARNESS_CONNECTION };
 const source = { projectRef: { name: 'shop' }, environment: 'dev' };
+const cases = new HealthCases(() => ({ namespace: h.namespace, devserverUrl: h.devserver.url }));
 
 interface Expected {
   readonly type: 'Ready' | 'Synced';
@@ -47,6 +50,7 @@ async function expectHealth(name: string, spec: Record<string, unknown>, want: E
   expect(lua, 'lua5.4 agrees with gopher-lua').toEqual(gopher);
   expect(kstatusOf(obj).status, `${name} in kstatus`).toBe(want.kstatus);
   if (want.argo !== 'Healthy') expect(gopher?.message.toLowerCase()).toContain(want.reason.toLowerCase());
+  cases.record('WorkloadSecret', obj, gopher ?? { status: '', message: '' }, want.reason);
 }
 
 beforeAll(async () => {
@@ -87,5 +91,12 @@ describe('WorkloadSecret health (Argo CD, kstatus)', () => {
     await h.createSecret('taken', { note: 'not coffer' });
     const target = { secret: { name: 'taken' } };
     await expectHealth('conflict', { sources: [source], target }, expected('Synced', 'TargetConflict'));
+  });
+});
+
+describe('health_test.yaml', () => {
+  it('every committed case is a state a live object was in', () => {
+    if (capturing) cases.write();
+    expect(cases.unseen(), 'run npm run capture:argocd').toEqual([]);
   });
 });

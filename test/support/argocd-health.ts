@@ -1,5 +1,5 @@
 /**
- * Runs the generated Argo CD health checks (config/argocd/coffer.dev_<Kind>/health.lua) the way
+ * Runs the generated Argo CD health checks (resource_customizations/coffer.dev/<Kind>/health.lua) the way
  * Argo CD does — a global `obj`, the chunk returns `{ status, message }` — in two interpreters:
  * gopher-lua (Lua 5.1, the VM Argo CD embeds; a small Go program under test/clients/gopher-lua,
  * built and cached like the client conformance programs) and Debian's lua5.4. The scripts must
@@ -12,9 +12,13 @@ import { promisify } from 'node:util';
 import { buildClient, type ClientProgram } from './client-conformance.ts';
 
 const execFileAsync = promisify(execFile);
-/** `COFFER_ARGOCD_DIR` evaluates other health checks (e.g. an earlier release's) in the same tests. */
-const argocdDir =
-  process.env.COFFER_ARGOCD_DIR ?? fileURLToPath(new URL('../../config/argocd/', import.meta.url));
+/**
+ * The folder of `<Kind>/health.lua` (Argo CD's resource_customizations/<group> layout);
+ * `COFFER_ARGOCD_DIR` evaluates other health checks (e.g. an earlier release's) in the same tests.
+ */
+export const argocdDir =
+  process.env.COFFER_ARGOCD_DIR ??
+  fileURLToPath(new URL('../../resource_customizations/coffer.dev/', import.meta.url));
 const lua54 = 'lua5.4';
 
 /** The Go program that evaluates a health check in gopher-lua. */
@@ -37,7 +41,7 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** The health check of `kind`. */
 export function healthScript(kind: string): string {
-  return join(argocdDir, `coffer.dev_${kind}`, 'health.lua');
+  return join(argocdDir, kind, 'health.lua');
 }
 
 /** Evaluates `kind`'s health check on each object in gopher-lua (`binary` from buildClient). */

@@ -115,7 +115,8 @@ describe('npm run new-kind', () => {
       expect.arrayContaining([
         'crds/throwawaywidgets.coffer.dev.yaml',
         'charts/coffer/templates/crds/throwawaywidgets.yaml',
-        'config/argocd/coffer.dev_ThrowAwayWidget/health.lua',
+        'resource_customizations/coffer.dev/ThrowAwayWidget/health.lua',
+        'config/argocd/argocd-cm.yaml',
         'src/api/v1alpha1/index.ts',
         'README.md',
       ]),

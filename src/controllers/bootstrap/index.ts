@@ -43,6 +43,10 @@ export const bootstrapRegistration: KindRegistration = {
     },
   ],
   reasons: bootstrapReasons,
+  protectsIdentity: {
+    statusField: 'identityId',
+    why: (name) => `the instance-admin identity Bootstrap ${name} created`,
+  },
   sample: 'config/samples/bootstrap.yaml',
   sampleLeftOut: 'the sandbox runs its own Bootstrap',
   docPage: 'docs/kinds/bootstrap.md',

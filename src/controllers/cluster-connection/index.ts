@@ -46,6 +46,10 @@ export const clusterConnectionRegistration: KindRegistration = {
   ],
   // The Connection's sync, so the Connection's reasons.
   reasons: connectionRegistration.reasons,
+  protectsIdentity: {
+    statusField: 'id',
+    why: (name) => `the identity ClusterConnection ${name} authenticates as`,
+  },
   sample: 'config/samples/cluster-connection.yaml',
   docPage: 'docs/kinds/cluster-connection.md',
   summary: 'The same, shared with the namespaces it admits.',

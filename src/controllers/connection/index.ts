@@ -32,6 +32,10 @@ export const connectionRegistration: KindRegistration = {
     ...serviceAccountLoginRbac,
   ],
   reasons: connectionReasons,
+  protectsIdentity: {
+    statusField: 'id',
+    why: (name) => `the identity Connection ${name} authenticates as`,
+  },
   sample: 'config/samples/connection.yaml',
   sampleLeftOut: 'the sandbox gets its Connection "coffer" from its own Bootstrap',
   docPage: 'docs/kinds/connection.md',

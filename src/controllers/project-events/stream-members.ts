@@ -4,8 +4,7 @@
  *
  * A stream serves every resource of one (connection, project): a thousand SecretBatches of one
  * project share it, and each own write comes back as an event. Matching each event against every
- * member of the stream made converging N batches of one project cost N² matches (5 s of CPU and
- * as much garbage for 8,000 batches in 8 projects, `npm run bench`); with the index an event
+ * member of the stream made converging N batches of one project cost N² matches; with the index an event
  * costs the members of its folder, plus the recursive members (which may watch any folder above
  * it, so they are always candidates).
  *

@@ -14,6 +14,7 @@ import { REFERENCE_NOT_READY, resolveReference, type ReferencedObject } from '..
 import { WaitingError } from '../../runtime/errors.ts';
 import { isBeingDeleted, type KubeObject } from '../../runtime/object-meta.ts';
 import type { ConnectionSettings } from './credentials.ts';
+import { loginIdentityKind } from './kinds.ts';
 import { serviceAccountLoginOf } from './service-account-credentials.ts';
 
 /** The Identity a login names is not usable (yet): missing, being deleted, not Ready or without id. */
@@ -53,7 +54,7 @@ export async function withLoginIdentity(
   try {
     ({ externalId: identityId } = await resolveReference({
       reader: options.identities,
-      kind: 'Identity',
+      kind: loginIdentityKind,
       from: connection,
       ref: { name: ref.name, namespace },
       // A ClusterConnection (no namespace of its own) names the Identity's namespace.

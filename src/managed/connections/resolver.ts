@@ -58,8 +58,9 @@ import {
 import { ConnectionClientFactory, type ConnectionClient } from './clients.ts';
 import { LoginIdentityNotReadyError, loginIdentityId, withLoginIdentity } from './login-identity.ts';
 import { managedReasons } from '../reasons.ts';
+import { connectionKindOf, type ConnectionKindName } from './kinds.ts';
 
-export type ConnectionKindName = 'Connection' | 'ClusterConnection';
+export type { ConnectionKindName } from './kinds.ts';
 
 /** A Connection or ClusterConnection as read from the cache. */
 export type ConnectionObject = ManagedObject<unknown> & {
@@ -167,7 +168,7 @@ function connectionRefOf(obj: ManagedObject<unknown>): ConnectionRef {
       managedReasons.names.InvalidSpec,
       'invalid spec: spec.connectionRef.name is required',
     );
-  const kind = ref.kind === 'ClusterConnection' ? 'ClusterConnection' : 'Connection';
+  const kind = connectionKindOf(ref);
   if (kind === 'Connection' && !obj.metadata.namespace) {
     throw new TerminalError(
       managedReasons.names.InvalidSpec,

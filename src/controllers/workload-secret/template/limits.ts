@@ -11,11 +11,10 @@ export const TIME_BUDGET_MS = 1_000;
 /**
  * V8 heap of a render worker (`resourceLimits`), old and young generation, in MiB. Strings grown
  * by `append`, `capture`, loops and filters live there; the filters bound their input so the
- * memory outside the heap (Buffers) stays small (`filters.ts`). Measured from the bundle, a worker
- * holds ~15 MiB of anonymous memory at rest and ~30 MiB more when a template exhausts this heap
- * (32 MiB cost three times that: V8 grows its allowance near the limit); with hostile templates
- * rendering, the operator's anonymous memory peaked 20 MiB above its benign peak
- * (`npm run bench:delivery -- --hostile`, docs/kinds/workload-secret.md).
+ * memory outside the heap (Buffers) stays small (`filters.ts`). A larger heap costs more than its
+ * size: V8 grows its allowance near the limit. What a worker holds at rest and when a template
+ * exhausts this heap, and the operator's memory while hostile templates render, are printed by
+ * `npm run bench:delivery -- --hostile` (docs/benchmarks.md).
  */
 export const WORKER_OLD_SPACE_MB = 16;
 export const WORKER_YOUNG_SPACE_MB = 2;
