@@ -15,6 +15,7 @@ Everything, in the ClusterRole of cluster-wide mode (watchNamespaces empty).
     - bootstraps
     - certificateauthorities
     - connections
+    - dynamicsecrets
     - identities
     - identityauths
     - integrations
@@ -33,6 +34,7 @@ Everything, in the ClusterRole of cluster-wide mode (watchNamespaces empty).
     - bootstraps/status
     - certificateauthorities/status
     - connections/status
+    - dynamicsecrets/status
     - identities/status
     - identityauths/status
     - integrations/status
@@ -52,6 +54,7 @@ Everything, in the ClusterRole of cluster-wide mode (watchNamespaces empty).
     - bootstraps/finalizers
     - certificateauthorities/finalizers
     - connections/finalizers
+    - dynamicsecrets/finalizers
     - identities/finalizers
     - identityauths/finalizers
     - integrations/finalizers
@@ -190,6 +193,7 @@ Namespaced mode: everything namespaced, in a Role per watched namespace.
     - bootstraps
     - certificateauthorities
     - connections
+    - dynamicsecrets
     - identities
     - identityauths
     - integrations
@@ -206,6 +210,7 @@ Namespaced mode: everything namespaced, in a Role per watched namespace.
     - bootstraps/status
     - certificateauthorities/status
     - connections/status
+    - dynamicsecrets/status
     - identities/status
     - identityauths/status
     - integrations/status
@@ -223,6 +228,7 @@ Namespaced mode: everything namespaced, in a Role per watched namespace.
     - bootstraps/finalizers
     - certificateauthorities/finalizers
     - connections/finalizers
+    - dynamicsecrets/finalizers
     - identities/finalizers
     - identityauths/finalizers
     - integrations/finalizers
