@@ -91,7 +91,7 @@ const one = envelope('dynamicSecret', dynamicSecretSchema);
 const leaseAnswer = z.object({ lease: dynamicSecretLeaseSchema, data: z.record(z.string(), z.string()) });
 
 function query(input: DynamicSecretScope, operation: string): Record<string, string | undefined> {
-  return validateRequest(scopeSchema, input, operation) as Record<string, string | undefined>;
+  return validateRequest(scopeSchema, input, operation);
 }
 
 export function dynamicSecretsApi(http: HttpClient): DynamicSecretsApi {
@@ -99,7 +99,11 @@ export function dynamicSecretsApi(http: HttpClient): DynamicSecretsApi {
   return {
     create: async (input, options) => {
       const body = validateRequest(createSchema, input, 'dynamicSecrets.create') as object;
-      return http.call({ operation: 'dynamicSecrets.create', method: 'POST', path: BASE, body }, one, options);
+      return http.call(
+        { operation: 'dynamicSecrets.create', method: 'POST', path: BASE, body },
+        one,
+        options,
+      );
     },
     get: async (name, input, options) => {
       const spec = {

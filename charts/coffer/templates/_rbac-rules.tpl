@@ -83,6 +83,8 @@ Everything, in the ClusterRole of cluster-wide mode (watchNamespaces empty).
 # - CertificateAuthority: publishes the CA certificate and chain (spec.outputSecretName).
 # - WorkloadSecret: delivers into its target Secret (replaced whole; deleted and re-created when
 #   immutable or retyped).
+# - DynamicSecret: reads the Secrets holding its provider’s admin credential (passwordSecretRef,
+#   clusterTokenSecretRef).
 - apiGroups: ['']
   resources: ['secrets']
   verbs: ['get', 'list', 'watch', 'create', 'update', 'delete']
@@ -257,6 +259,8 @@ Namespaced mode: everything namespaced, in a Role per watched namespace.
 # - CertificateAuthority: publishes the CA certificate and chain (spec.outputSecretName).
 # - WorkloadSecret: delivers into its target Secret (replaced whole; deleted and re-created when
 #   immutable or retyped).
+# - DynamicSecret: reads the Secrets holding its provider’s admin credential (passwordSecretRef,
+#   clusterTokenSecretRef).
 - apiGroups: ['']
   resources: ['secrets']
   verbs: ['get', 'list', 'watch', 'create', 'update', 'delete']

@@ -6,7 +6,6 @@ local kind = "DynamicSecret"
 
 -- Every reason the operator can set on Ready or Synced, with its class.
 local classes = {
-  AdapterNotWritten = "terminal",
   AdoptionNotAllowed = "terminal",
   AlreadyExists = "terminal",
   Available = "healthy",
