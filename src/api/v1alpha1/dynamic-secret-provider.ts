@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { accessRangePattern, parseAccessRange } from './duration.ts';
-import { secretKeySelector } from './common.ts';
+import { namespaceName, secretKeySelector } from './common.ts';
 import { withRules } from './schema-helpers.ts';
 
 const MIN_TTL_MS = parseAccessRange('1m');
@@ -16,6 +16,11 @@ const unitMs = ['ms', 's', 'm', 'h', 'd', 'w', 'y'].map((u) => `'${u}': ${parseA
 /** CEL: the milliseconds of the TTL string at `expr` (a double). */
 export function celTtlMs(expr: string): string {
   return `(double(int(${expr}.find('^[0-9]+'))) * {${unitMs.join(', ')}}[${expr}.find('[a-z]+$')])`;
+}
+
+/** CEL: whether the string at `expr` is a TTL string (the other TTL rules hold only then). */
+export function celIsTtl(expr: string): string {
+  return `${expr}.matches('${accessRangePattern.source}')`;
 }
 
 /** Milliseconds of a TTL string; NaN when it is not one (the pattern reports that). */
@@ -35,7 +40,7 @@ export function ttl(field: string) {
     .regex(accessRangePattern, 'must be a duration such as 30m, 1h or 7d (units ms, s, m, h, d, w, y)');
   return withRules(schema, [
     {
-      rule: `${celTtlMs('self')} >= ${MIN_TTL_MS}.0 && ${celTtlMs('self')} <= ${MAX_TTL_MS}.0`,
+      rule: `!${celIsTtl('self')} || (${celTtlMs('self')} >= ${MIN_TTL_MS}.0 && ${celTtlMs('self')} <= ${MAX_TTL_MS}.0)`,
       message: `${field} must be at least 1m and at most 10y`,
       check: (v) => Number.isNaN(ttlMs(v)) || (ttlMs(v) >= MIN_TTL_MS && ttlMs(v) <= MAX_TTL_MS),
     },
@@ -97,17 +102,14 @@ export const kubernetesProvider = withRules(
         'static: a token of an existing ServiceAccount (serviceAccountName in namespace); dynamic: a new ' +
           'ServiceAccount per lease, bound to role.',
       ),
-    namespace: z
-      .string()
-      .min(1)
-      .max(1024)
-      .regex(
-        /^[A-Za-z0-9-]+(\s*,\s*[A-Za-z0-9-]+)*$/,
-        'must be a namespace or a comma-separated list of them',
-      )
-      .describe(
-        'Namespace of the ServiceAccount (static), or comma-separated namespaces leases may use (dynamic).',
-      ),
+    namespace: namespaceName.describe(
+      'Namespace of the ServiceAccount (static), or the namespace leases use by default (dynamic).',
+    ),
+    additionalNamespaces: z
+      .array(namespaceName)
+      .max(64)
+      .optional()
+      .describe('Further namespaces a lease may ask for (dynamic only).'),
     serviceAccountName: z
       .string()
       .min(1)
@@ -132,10 +134,11 @@ export const kubernetesProvider = withRules(
   }),
   [
     {
-      rule: "self.credentialType != 'static' || (has(self.serviceAccountName) && !self.namespace.contains(','))",
-      message: 'credentialType static needs serviceAccountName and a single namespace',
+      rule: "self.credentialType != 'static' || (has(self.serviceAccountName) && !has(self.additionalNamespaces))",
+      message: 'credentialType static needs serviceAccountName and no additionalNamespaces',
       check: (k) =>
-        k.credentialType !== 'static' || (k.serviceAccountName !== undefined && !k.namespace.includes(',')),
+        k.credentialType !== 'static' ||
+        (k.serviceAccountName !== undefined && k.additionalNamespaces === undefined),
     },
     {
       rule: "self.credentialType != 'dynamic' || (has(self.roleType) && has(self.role))",

@@ -10,7 +10,14 @@ import { defineKind } from './kind.ts';
 import { secretPath } from './secret-batch.ts';
 import { celCountPresent, celImmutableFields, countPresent, withRules } from './schema-helpers.ts';
 import { managedStatusFields } from './status.ts';
-import { celTtlMs, kubernetesProvider, sqlDatabaseProvider, ttl, ttlMs } from './dynamic-secret-provider.ts';
+import {
+  celIsTtl,
+  celTtlMs,
+  kubernetesProvider,
+  sqlDatabaseProvider,
+  ttl,
+  ttlMs,
+} from './dynamic-secret-provider.ts';
 
 const providers = ['sqlDatabase', 'kubernetes'] as const;
 
@@ -68,7 +75,7 @@ export const dynamicSecretSpec = withRules(
   }),
   [
     {
-      rule: `!has(self.maxTTL) || ${celTtlMs('self.maxTTL')} >= ${celTtlMs('self.defaultTTL')}`,
+      rule: `!has(self.maxTTL) || !${celIsTtl('self.maxTTL')} || !${celIsTtl('self.defaultTTL')} || ${celTtlMs('self.maxTTL')} >= ${celTtlMs('self.defaultTTL')}`,
       message: 'maxTTL must be at least defaultTTL',
       fieldPath: '.maxTTL',
       check: (s) => s.maxTTL === undefined || ttlMs(s.maxTTL) >= ttlMs(s.defaultTTL),

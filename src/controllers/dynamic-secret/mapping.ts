@@ -50,7 +50,7 @@ function kubernetesInputs(
     sslEnabled: k.sslEnabled ?? false,
     authMethod: 'api',
     credentialType: k.credentialType,
-    namespace: k.namespace.trim(),
+    namespace: [k.namespace, ...(k.additionalNamespaces ?? [])].join(','),
     audiences: k.audiences,
     ...(k.credentialType === 'static'
       ? { serviceAccountName: k.serviceAccountName ?? '' }
