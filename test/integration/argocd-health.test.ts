@@ -18,6 +18,7 @@ import { classOfReason, type ReasonClass } from '../../src/runtime/reasons.ts';
 import { capturing, HealthCases } from '../support/argocd-cases.ts';
 import { buildGopherLua, healthInGopherLua, healthInLua54 } from '../support/argocd-health.ts';
 import { kstatusOf, type KstatusStatus } from '../support/kstatus.ts';
+import { startPostgres, type PostgresServer } from '../support/postgres.ts';
 import {
   HARNESS_CONNECTION,
   HARNESS_TOKEN_SECRET,
@@ -28,6 +29,7 @@ import {
 
 let h: OperatorHarness;
 let gopherLua = '';
+let db: PostgresServer | undefined;
 const suffix = randomBytes(3).toString('hex');
 const connectionRef = { name: HARNESS_CONNECTION };
 const projectRef = { name: 'shop' };
@@ -128,6 +130,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.stop();
+  db?.stop();
 });
 
 describe('Connection and ClusterConnection', () => {
@@ -435,6 +438,41 @@ describe('SecretBatch, Integration, CertificateAuthority', () => {
     await expectHealth('CertificateAuthority', 'root', ready);
     await h.create('CertificateAuthority', 'issuing', ca('Shop Issuing', { type: 'intermediate' }));
     await expectHealth('CertificateAuthority', 'issuing', notReady('PendingCertificate', 'Degraded'));
+  });
+});
+
+describe('DynamicSecret', () => {
+  const sql = (host: string, port: number, user: string) => ({
+    client: 'postgres',
+    host,
+    port,
+    database: 'postgres',
+    username: user,
+    passwordSecretRef: { name: 'db-admin', key: 'password' },
+    creationStatement: `CREATE ROLE "{{username}}" WITH LOGIN PASSWORD '{{password}}';`,
+    revocationStatement: `DROP ROLE IF EXISTS "{{username}}";`,
+  });
+  const dynamicSecret = (name: string, provider: Record<string, unknown>) => ({
+    connectionRef,
+    projectRef,
+    environment: 'dev',
+    name,
+    defaultTTL: '1h',
+    provider: { sqlDatabase: provider },
+  });
+
+  it('waiting for its Secret is Progressing; a database the service cannot reach Degraded; a reachable one Healthy', async () => {
+    db = await startPostgres();
+    await h.create(
+      'DynamicSecret',
+      'unreachable',
+      dynamicSecret('unreachable', sql('127.0.0.1', 1, 'admin')),
+    );
+    await expectHealth('DynamicSecret', 'unreachable', synced('SecretNotFound', 'Progressing'));
+    await h.createSecret('db-admin', { password: db.password });
+    await expectHealth('DynamicSecret', 'unreachable', synced('Rejected', 'Degraded'));
+    await h.create('DynamicSecret', 'db', dynamicSecret('db', sql(db.host, db.port, db.user)));
+    await expectHealth('DynamicSecret', 'db', ready);
   });
 });
 
