@@ -14,6 +14,7 @@ import { parseCommandLine } from './command-line.ts';
 import {
   adapterModule,
   apiModule,
+  conformanceModule,
   docPage,
   indexModule,
   kindNames,
@@ -31,6 +32,7 @@ Scaffolds the kind <Name> (PascalCase, e.g. SecretRotation) on the generic manag
   src/controllers/<name>/adapter.ts     observe / create / update / delete (to be written)
   config/samples/<name>.yaml            the sample (left out of config/samples until the adapter works)
   docs/kinds/<name>.md                  the kind's page
+  test/support/conformance/kinds/<name>.ts  its data for the conformance suite (cases pending the adapter)
 adds the kind's line to src/controllers/registry.ts, then runs npm run generate.
   --no-generate   leave the generated files alone`;
 
@@ -59,6 +61,7 @@ function scaffold(names: KindNames): ReadonlyMap<string, string> {
     [`src/controllers/${names.kebab}/adapter.ts`, adapterModule(names)],
     [`config/samples/${names.kebab}.yaml`, sample(names)],
     [`docs/kinds/${names.kebab}.md`, docPage(names)],
+    [`test/support/conformance/kinds/${names.kebab}.ts`, conformanceModule(names)],
   ]);
 }
 

@@ -45,6 +45,8 @@ export async function runOperator(args: string[], env: NodeJS.ProcessEnv = proce
     const operator = await startOperator({
       ...managerOptions(config, loadKubeConfig(config, env), log),
       defaultPollIntervalMs: config.defaultPollIntervalMs,
+      waitRequeueMs: config.waitRequeueMs,
+      clientCloseDelayMs: config.clientCloseDelayMs,
       ...(config.operatorNamespace ? { operatorNamespace: config.operatorNamespace } : {}),
       projectedTokenDir: config.projectedTokenDir,
     });

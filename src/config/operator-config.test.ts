@@ -16,6 +16,8 @@ describe('parseOperatorConfig', () => {
       logLevel: 'info',
       kubeconfig: undefined,
       defaultPollIntervalMs: 600_000,
+      waitRequeueMs: 10_000,
+      clientCloseDelayMs: 30_000,
       gracefulShutdownTimeoutMs: 30_000,
       heapTrimIntervalMs: 60_000,
       projectedTokenDir: '/var/run/secrets/coffer.dev/serviceaccount',
@@ -62,6 +64,8 @@ describe('parseOperatorConfig', () => {
       pick: 'defaultPollIntervalMs',
       want: 5_400_000,
     },
+    { reason: 'wait requeue', argv: ['--wait-requeue-interval=1s'], pick: 'waitRequeueMs', want: 1_000 },
+    { reason: 'client close delay', argv: ['--client-close-delay=0s'], pick: 'clientCloseDelayMs', want: 0 },
     { reason: 'heap trimming off', argv: ['--heap-trim-interval=0'], pick: 'heapTrimIntervalMs', want: 0 },
     {
       reason: 'heap trim interval',

@@ -43,6 +43,10 @@ export interface OperatorConfig {
   /** Path to a kubeconfig; undefined means in-cluster config, then the default locations. */
   readonly kubeconfig?: string;
   readonly defaultPollIntervalMs: number;
+  /** Requeue of a resource waiting on a dependency that is not Ready. */
+  readonly waitRequeueMs: number;
+  /** Grace period before a connection's replaced client (rotated credentials) is closed. */
+  readonly clientCloseDelayMs: number;
   /** How long shutdown waits for in-flight reconciles before giving up on them. */
   readonly gracefulShutdownTimeoutMs: number;
   /** How often to check for unused heap to give back (`heap-trimmer.ts`); 0 disables. */
@@ -84,6 +88,14 @@ const flagSpecs: readonly FlagSpec[] = [
   { name: 'log-level', help: `one of ${logLevels.join(', ')} (default info)` },
   { name: 'kubeconfig', help: 'path to a kubeconfig (default: $KUBECONFIG, in-cluster, ~/.kube/config)' },
   { name: 'default-poll-interval', help: 'Go duration between drift checks (default 10m)' },
+  {
+    name: 'wait-requeue-interval',
+    help: 'Go duration between checks of a dependency that is not Ready yet (default 10s)',
+  },
+  {
+    name: 'client-close-delay',
+    help: 'Go duration a connection’s client stays open after its credentials rotated, for calls in flight (default 30s)',
+  },
   { name: 'graceful-shutdown-timeout', help: 'Go duration to finish in-flight work (default 30s)' },
   {
     name: 'heap-trim-interval',
@@ -169,6 +181,8 @@ const schema = z.object({
   'log-level': z.enum(logLevels).default('info'),
   kubeconfig: z.string().min(1).optional(),
   'default-poll-interval': duration(1_000).default(600_000),
+  'wait-requeue-interval': duration(100).default(10_000),
+  'client-close-delay': duration(0).default(30_000),
   'graceful-shutdown-timeout': duration(0).default(30_000),
   'heap-trim-interval': duration(0)
     .refine((ms) => ms === 0 || ms >= 1_000, 'must be 0 (off) or at least 1s')
@@ -236,6 +250,8 @@ function toConfig(data: z.output<typeof schema>): OperatorConfig {
     logLevel: data['log-level'],
     kubeconfig: data.kubeconfig,
     defaultPollIntervalMs: data['default-poll-interval'],
+    waitRequeueMs: data['wait-requeue-interval'],
+    clientCloseDelayMs: data['client-close-delay'],
     gracefulShutdownTimeoutMs: data['graceful-shutdown-timeout'],
     heapTrimIntervalMs: data['heap-trim-interval'],
     operatorNamespace: data['operator-namespace'],

@@ -14,6 +14,23 @@ function isStoreState(value: unknown): value is SecretStoreState {
   );
 }
 
+/**
+ * One Kubernetes-auth login the service accepted, as the API server's TokenReview described the
+ * token: non-secret identifiers only (never the token).
+ */
+export interface KubernetesLoginRecord {
+  readonly identityId: string;
+  /** ISO-8601 time of the login on the server's clock. */
+  readonly time: string;
+  /** The review's `authentication.kubernetes.io/credential-id` (`JTI=<the token's jti>`), or ''. */
+  readonly credentialId: string;
+  /** The review's `authentication.kubernetes.io/pod-name` (a Pod-bound token), or ''. */
+  readonly podName: string;
+}
+
+/** How many Kubernetes-auth logins {@link DevApp.kubernetesLogins} keeps (the latest). */
+const keptKubernetesLogins = 1000;
+
 export interface DevAppOptions {
   state: StateData;
   /** Secret-store JSON from a snapshot, if any. */
@@ -35,6 +52,7 @@ export class DevApp {
   readonly leaseReaper: LeaseReaper;
   private readonly clock: () => number;
   private readonly onChange: () => void;
+  private readonly loginRecords: KubernetesLoginRecord[] = [];
 
   constructor(options: DevAppOptions) {
     this.state = options.state;
@@ -72,6 +90,17 @@ export class DevApp {
   /** A new random UUID. */
   newId(): string {
     return randomUUID();
+  }
+
+  /** Records an accepted Kubernetes-auth login (in memory, the latest 1000; not persisted). */
+  recordKubernetesLogin(record: KubernetesLoginRecord): void {
+    this.loginRecords.push(record);
+    if (this.loginRecords.length > keptKubernetesLogins) this.loginRecords.shift();
+  }
+
+  /** The Kubernetes-auth logins accepted so far, oldest first (a copy). */
+  kubernetesLogins(): KubernetesLoginRecord[] {
+    return [...this.loginRecords];
   }
 
   /** Signals a state change so the persister saves it. */

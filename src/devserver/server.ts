@@ -8,7 +8,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DevApp } from './app.ts';
+import { DevApp, type KubernetesLoginRecord } from './app.ts';
 import { FaultInjector, type FaultOptions } from './http/faults.ts';
 import { createRequestHandler } from './http/pipeline.ts';
 import { Router } from './http/router.ts';
@@ -22,6 +22,7 @@ import { DevServerStats } from './http/stats.ts';
 export type { FaultOptions } from './http/faults.ts';
 export type { RateLimitOptions } from './http/rate-limit.ts';
 export type { StatsSnapshot } from './http/stats.ts';
+export type { KubernetesLoginRecord } from './app.ts';
 
 /** Options of `startDevServer`; every field is optional. */
 export interface DevServerOptions {
@@ -59,6 +60,8 @@ export interface DevServer {
   stats: DevServerStats;
   /** Live fault settings. */
   faults: FaultInjector;
+  /** The Kubernetes-auth logins accepted so far, oldest first (see `KubernetesLoginRecord`). */
+  kubernetesLogins(): KubernetesLoginRecord[];
   /** Writes the data file now (no-op without `dataFile`). */
   flush(): Promise<void>;
   /** Stops accepting connections, ends open streams, and saves pending state. */
@@ -116,6 +119,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     port,
     stats,
     faults,
+    kubernetesLogins: () => app.kubernetesLogins(),
     flush,
     close: async () => {
       await app.shutdown();

@@ -5,7 +5,8 @@
  * watches that feed them (`watches.ts`); and the services every adapter uses (`services.ts`).
  */
 import type { z } from 'zod';
-import type { KindController } from '../controllers/kind-controller.ts';
+import type { KindController, OperatorServices } from '../controllers/kind-controller.ts';
+import { projectEventHubs } from '../controllers/project-events/index.ts';
 import type { ManagedSpecFields } from '../managed/external-client.ts';
 import { isConnectionKind } from '../managed/connections/kinds.ts';
 import { cacheReader, customObjectPatcher } from '../managed/kube-objects.ts';
@@ -149,6 +150,12 @@ function addDirectKind(wiring: Wiring, kind: DirectKindController): WatchedKind 
 /** How long `close` waits for queued events to be written. */
 const eventFlushTimeoutMs = 5_000;
 
+/** When the first project event hub next checks folders on its own (ms since the epoch), if planned. */
+function nextEventHubWork(services: OperatorServices): number | undefined {
+  const times = projectEventHubs(services).flatMap((hub) => hub.nextScheduledAt() ?? []);
+  return times.length > 0 ? Math.min(...times) : undefined;
+}
+
 /** Registers everything on `options.manager`; call before `manager.run`. */
 export function assembleOperator(options: AssembleOptions): AssembledOperator {
   const { manager } = options;
@@ -168,6 +175,7 @@ export function assembleOperator(options: AssembleOptions): AssembledOperator {
     ...(options.operatorNamespace ? { operatorNamespace: options.operatorNamespace } : {}),
     projectedTokenDir: options.projectedTokenDir,
   });
+  manager.metrics.scheduledWork('project-events', () => nextEventHubWork(services));
   // Reconciles do not wait for their events to be stored (see event-queue.ts).
   const events = operatorEvents({
     kubeConfig: manager.kubeConfig,

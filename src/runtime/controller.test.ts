@@ -241,3 +241,39 @@ describe('Controller error handling', () => {
     expect(signal?.aborted).toBe(true);
   });
 });
+
+describe('Controller idle metrics', () => {
+  it('reports keys in flight and when its queue next acts on its own', async () => {
+    const clock = new ManualClock(1_000_000);
+    const metrics = new OperatorMetrics({ processMetrics: false });
+    let release = (): void => undefined;
+    const controller = new Controller({
+      name: 'widget',
+      kind: 'Widget',
+      log: createLogger({ level: 'silent' }),
+      metrics,
+      queue: { clock },
+      reconciler: () =>
+        new Promise<Result>((resolve) => {
+          release = () => resolve({ requeueAfterMs: 60_000 });
+        }),
+    });
+    const line = async (metric: string, labels: string) =>
+      (await metrics.text()).split('\n').find((l) => l.startsWith(`${metric}{${labels}}`));
+    expect(await line('coffer_workqueue_in_flight', 'name="widget"')).toBe(
+      'coffer_workqueue_in_flight{name="widget"} 0',
+    );
+    controller.start();
+    controller.enqueue({ name: 'w1' });
+    await settle();
+    expect(await line('coffer_workqueue_in_flight', 'name="widget"')).toMatch(/ 1$/);
+    expect(await line('coffer_next_wakeup_timestamp_seconds', 'source="workqueue:widget"')).toMatch(/ 0$/);
+    release();
+    await settle();
+    expect(await line('coffer_workqueue_in_flight', 'name="widget"')).toMatch(/ 0$/);
+    expect(await line('coffer_workqueue_depth', 'name="widget"')).toMatch(/ 0$/);
+    // The poll 60 s after the reconcile ended: Unix seconds.
+    expect(await line('coffer_next_wakeup_timestamp_seconds', 'source="workqueue:widget"')).toMatch(/ 1060$/);
+    await controller.stop(1_000);
+  });
+});

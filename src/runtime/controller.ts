@@ -60,6 +60,7 @@ export class Controller {
     this.o = options;
     this.clock = options.queue?.clock ?? systemClock;
     this.queue = new WorkQueue({ ...options.queue, hooks: options.metrics?.queueHooks(options.name) });
+    options.metrics?.scheduledWork(`workqueue:${options.name}`, () => this.queue.nextDueAt());
   }
 
   /** Enqueues a reconcile of `request` now. */

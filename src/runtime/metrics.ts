@@ -7,6 +7,8 @@
  * | coffer_reconcile_total                        | counter   | controller, kind, result    |
  * | coffer_reconcile_duration_seconds             | histogram | controller, kind            |
  * | coffer_workqueue_depth                        | gauge     | name                        |
+ * | coffer_workqueue_in_flight                    | gauge     | name                        |
+ * | coffer_next_wakeup_timestamp_seconds          | gauge     | source                      |
  * | coffer_workqueue_queue_duration_seconds       | histogram | name                        |
  * | coffer_workqueue_adds_total                   | counter   | name                        |
  * | coffer_workqueue_retries_total                | counter   | name                        |
@@ -21,6 +23,13 @@
  * `result` is `success`, `requeue_after`, or the error class (`terminal`, `waiting`,
  * `rate_limited`, `conflict`, `transient`). `status` is the HTTP status, or `error` when no
  * response arrived.
+ *
+ * Idle: the operator has nothing to do when, for every queue, `coffer_workqueue_depth` and
+ * `coffer_workqueue_in_flight` are 0; it next acts on its own (a poll, a requeue, a retry after
+ * backoff, an event stream reconnect, a folder check) at the earliest `coffer_next_wakeup_timestamp_seconds` (Unix time; 0
+ * while nothing is scheduled; `source` is `workqueue:<name>` per work queue, or a part registered
+ * with `scheduledWork`, e.g. `project-events`). Until then only a change (a watch event, a
+ * service event) makes it work.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { startHttpServer, type ListenAddress, type RunningServer } from './http-server.ts';
@@ -62,11 +71,46 @@ function eventCounters(registers: Registry[]): [Counter, Counter<'reason'>] {
   return [dropped, skipped];
 }
 
+/**
+ * The gauges that tell whether the operator is idle (see the module comment): queue depth, keys
+ * in flight, and `coffer_next_wakeup_timestamp_seconds`, read from `wakeups` at each scrape.
+ */
+function idleGauges(
+  registers: Registry[],
+  wakeups: Map<string, () => number | undefined>,
+): [Gauge<'name'>, Gauge<'name'>] {
+  const depth = new Gauge({
+    name: 'coffer_workqueue_depth',
+    help: 'Keys waiting in the work queue.',
+    labelNames: ['name'],
+    registers,
+  });
+  const inFlight = new Gauge({
+    name: 'coffer_workqueue_in_flight',
+    help: 'Keys being reconciled (handed to a worker and not finished).',
+    labelNames: ['name'],
+    registers,
+  });
+  new Gauge({
+    name: 'coffer_next_wakeup_timestamp_seconds',
+    help: 'When the source next does scheduled work (a poll, a requeue, a retry), Unix time; 0 when nothing is scheduled.',
+    labelNames: ['source'],
+    registers,
+    collect() {
+      for (const [source, nextAt] of wakeups) this.set({ source }, (nextAt() ?? 0) / 1000);
+    },
+  });
+  return [depth, inFlight];
+}
+
 export class OperatorMetrics {
   readonly registry = new Registry();
   private readonly reconciles: Counter<'controller' | 'kind' | 'result'>;
   private readonly reconcileDuration: Histogram<'controller' | 'kind'>;
   private readonly queueDepth: Gauge<'name'>;
+  private readonly queueInFlight: Gauge<'name'>;
+  /** Per source, when it next does scheduled work (ms since the epoch), see `scheduledWork`. */
+  private readonly wakeups = new Map<string, () => number | undefined>();
   private readonly queueWait: Histogram<'name'>;
   private readonly queueAdds: Counter<'name'>;
   private readonly queueRetries: Counter<'name'>;
@@ -93,12 +137,7 @@ export class OperatorMetrics {
       buckets: durationBuckets,
       registers,
     });
-    this.queueDepth = new Gauge({
-      name: 'coffer_workqueue_depth',
-      help: 'Keys waiting in the work queue.',
-      labelNames: ['name'],
-      registers,
-    });
+    [this.queueDepth, this.queueInFlight] = idleGauges(registers, this.wakeups);
     this.queueWait = new Histogram({
       name: 'coffer_workqueue_queue_duration_seconds',
       help: 'Time a key waited in the work queue before a worker took it.',
@@ -166,12 +205,24 @@ export class OperatorMetrics {
     const wait = this.queueWait.labels({ name });
     const adds = this.queueAdds.labels({ name });
     const retries = this.queueRetries.labels({ name });
+    const inFlight = this.queueInFlight.labels({ name });
+    depth.set(0);
+    inFlight.set(0);
     return {
       depth: (d) => depth.set(d),
+      inFlight: (n) => inFlight.set(n),
       queueWait: (ms) => wait.observe(ms / 1000),
       added: () => adds.inc(),
       retried: () => retries.inc(),
     };
+  }
+
+  /**
+   * Reports when `source` next does work on its own: `nextAt` returns that time (ms since the
+   * epoch) or undefined when nothing is scheduled; it is read at each scrape.
+   */
+  scheduledWork(source: string, nextAt: () => number | undefined): void {
+    this.wakeups.set(source, nextAt);
   }
 
   /** Counts one restart of the informer `informer`. */

@@ -34,6 +34,8 @@ export interface WorkQueueHooks {
   added?(): void;
   /** Called for every `addRateLimited`. */
   retried?(): void;
+  /** Number of keys handed out by `get` and not yet `done` (reported whenever it changes). */
+  inFlight?(count: number): void;
 }
 
 export interface WorkQueueOptions {
@@ -145,6 +147,7 @@ export class WorkQueue {
   /** Ends processing of `key`; if it was added meanwhile, it is queued again. */
   done(key: string): void {
     if (!this.processing.delete(key)) return;
+    this.hooks.inFlight?.(this.processing.size);
     if (this.dirty.has(key) && !this.shuttingDown) this.place(key, this.laneOf.get(key) ?? this.urgent);
     if (this.processing.size === 0) this.resolveDrain();
   }
@@ -164,6 +167,11 @@ export class WorkQueue {
   /** Keys waiting for a delay to pass. */
   delayedLen(): number {
     return this.delayed.size;
+  }
+
+  /** When (clock ms) the earliest delayed key is due; undefined when none waits (or after `shutDown`). */
+  nextDueAt(): number | undefined {
+    return this.delayed.peekTime();
   }
 
   get isShuttingDown(): boolean {
@@ -200,6 +208,7 @@ export class WorkQueue {
       this.dirty.delete(key);
       this.laneOf.delete(key);
       this.processing.add(key);
+      this.hooks.inFlight?.(this.processing.size);
       this.hooks.queueWait?.(this.clock.now() - addedAt);
       this.waiters.shift()!(key);
     }

@@ -1,13 +1,13 @@
-// AdditionalPrivilege against the real control plane and a devserver: create and read back,
-// update one field, drift corrected, deletion with each policy, adoption by annotation, invalid
-// input, a missing project membership (MembershipMissing until the Identity gets one), and a
-// temporary privilege that expires visibly and is renewed exactly once by `renew: true`.
+// AdditionalPrivilege against the real control plane and a devserver, what is particular to it:
+// create and read back, invalid input, a missing project membership (MembershipMissing until the
+// Identity gets one), and a temporary privilege that expires visibly and is renewed exactly once
+// by `renew: true`. What every managed kind shares (update, drift, adoption, ObserveOnly,
+// AlreadyExists, deletion policies, a missing connection) is conformance.test.ts.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { additionalPrivilegeController } from '../../src/controllers/additional-privilege/index.ts';
 import { identityController } from '../../src/controllers/identity/index.ts';
 import { projectController } from '../../src/controllers/project/index.ts';
-import { ANNOTATION_EXTERNAL_ID } from '../../src/runtime/object-meta.ts';
 import { statusCodeOf, waitFor } from '../support/kube.ts';
 import {
   HARNESS_CONNECTION,
@@ -60,13 +60,6 @@ async function servicePrivilege(id: string) {
   return h.service.privileges.get(id);
 }
 
-async function privilegeGone(id: string): Promise<boolean> {
-  return servicePrivilege(id).then(
-    () => false,
-    (error: unknown) => (error as { status?: number }).status === 404,
-  );
-}
-
 function condition(obj: CofferObject, type: string) {
   return obj.status?.conditions?.find((c) => c.type === type);
 }
@@ -105,64 +98,6 @@ describe('AdditionalPrivilege', () => {
     expect(stored.permissions).toEqual([
       { subject: 'secrets', action: ['read'], conditions: { environment: 'dev' }, inverted: false },
     ]);
-  });
-
-  it('updates one field', async () => {
-    await h.patch('AdditionalPrivilege', 'extra', {
-      spec: { permissions: [{ ...readDev, action: ['read', 'edit'] }] },
-    });
-    await waitFor(async () => (await servicePrivilege(id)).permissions?.[0]?.action.length === 2, {
-      message: 'the new actions in the service',
-    });
-  });
-
-  it('corrects drift made in the service', async () => {
-    await h.service.privileges.update(id, {
-      slug: 'extra',
-      permissions: [{ subject: 'secrets', action: ['delete'] }],
-      type: { isTemporary: false },
-    });
-    await h.requestReconcile('AdditionalPrivilege', 'extra');
-    const restored = await waitFor(
-      async () => {
-        const p = await servicePrivilege(id);
-        return p.permissions?.[0]?.conditions ? p : undefined;
-      },
-      { timeoutMs: 15_000, message: 'the privilege permissions restored' },
-    );
-    expect([...(restored.permissions?.[0]?.action ?? [])].sort()).toEqual(['edit', 'read']);
-  });
-
-  it('deletes the service privilege with deletionPolicy Delete (the default)', async () => {
-    await h.delete('AdditionalPrivilege', 'extra');
-    await h.waitForDeletion('AdditionalPrivilege', 'extra');
-    expect(await privilegeGone(id)).toBe(true);
-  });
-
-  it('leaves the privilege in place with deletionPolicy Orphan', async () => {
-    await h.create('AdditionalPrivilege', 'kept', spec('kept', { deletionPolicy: 'Orphan' }));
-    const ready = await h.waitForReady('AdditionalPrivilege', 'kept');
-    await h.delete('AdditionalPrivilege', 'kept');
-    await h.waitForDeletion('AdditionalPrivilege', 'kept');
-    expect((await servicePrivilege(ready.status?.id ?? '')).slug).toBe('kept');
-  });
-
-  it('adopts an existing privilege by the external-id annotation and brings it in line', async () => {
-    const existing = await h.service.privileges.create({
-      identityId: botId,
-      projectId,
-      slug: 'adopted',
-      permissions: [{ subject: 'secrets', action: ['read'] }],
-      type: { isTemporary: false },
-    });
-    await h.create('AdditionalPrivilege', 'adopted', spec('adopted'), {
-      annotations: { [ANNOTATION_EXTERNAL_ID]: existing.id },
-    });
-    const ready = await h.waitForReady('AdditionalPrivilege', 'adopted');
-    expect(ready.status?.id).toBe(existing.id);
-    expect((await servicePrivilege(existing.id)).permissions?.[0]?.conditions).toEqual({
-      environment: 'dev',
-    });
   });
 
   it('is refused by the API server without permissions or with a malformed range', async () => {

@@ -1,7 +1,8 @@
-// CertificateAuthority against the real control plane and a devserver: create (the output Secret
-// holds a parseable X.509 CA certificate) and read back, update the mutable fields, drift
-// corrected by the poll, deletion with each policy, adoption by annotation, a CA that does not
-// match the spec, an intermediate CA waiting for its certificate, invalid input refused.
+// CertificateAuthority against the real control plane and a devserver, what is particular to it:
+// create (the output Secret holds a parseable X.509 CA certificate) and read back, update the
+// mutable fields, an immutable field refused, a CA that does not match the spec, an intermediate
+// CA waiting for its certificate, invalid input refused. What every managed kind shares (drift,
+// adoption, ObserveOnly, deletion policies, a missing connection) is conformance.test.ts.
 import { randomBytes } from 'node:crypto';
 import * as x509 from '../../src/x509.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,15 +57,6 @@ const spec = (commonName: string, extra: Record<string, unknown> = {}) => ({
 });
 
 const serviceCa = (id: string) => h.service.pki.getCa(id);
-
-async function gone(id: string): Promise<boolean> {
-  try {
-    await serviceCa(id);
-    return false;
-  } catch (error) {
-    return (error as { status?: number }).status === 404;
-  }
-}
 
 function message(obj: { status?: { conditions?: { type: string; message?: string }[] } }, type: string) {
   return obj.status?.conditions?.find((c) => c.type === type)?.message ?? '';
@@ -122,21 +114,6 @@ describe('CertificateAuthority', () => {
     expect(ready.status?.id).toBe(id);
   });
 
-  it('corrects drift made in the service on the next poll', async () => {
-    await h.service.pki.updateCa(id, { status: 'active', requireTemplateForIssuance: false });
-    await waitFor(
-      async () => {
-        const ca = await serviceCa(id);
-        return ca.requireTemplateForIssuance === true && ca.status === 'disabled';
-      },
-      { timeoutMs: 30_000, intervalMs: 250, message: 'the settings restored by the poll' },
-    );
-    await h.waitForEvent(
-      root,
-      (e) => e.reason === 'UpdatedExternal' && /requireTemplateForIssuance/.test(e.message ?? ''),
-    );
-  });
-
   it('refuses a change of an immutable field with a readable message', async () => {
     const refused = await h
       .patch('CertificateAuthority', root, { spec: { commonName: 'Another Name' } })
@@ -145,40 +122,6 @@ describe('CertificateAuthority', () => {
     expect(String((refused as { body?: unknown }).body)).toContain(
       'a CertificateAuthority cannot be changed after creation',
     );
-  });
-
-  it('deletes the service CA with deletionPolicy Delete (the default)', async () => {
-    await h.delete('CertificateAuthority', root);
-    await h.waitForDeletion('CertificateAuthority', root);
-    expect(await gone(id)).toBe(true);
-  });
-
-  it('leaves the service CA in place with deletionPolicy Orphan', async () => {
-    await createCa('kept', spec('Kept CA', { deletionPolicy: 'Orphan' }));
-    const keptId = (await h.waitForReady('CertificateAuthority', 'kept')).status?.id ?? '';
-    await h.delete('CertificateAuthority', 'kept');
-    await h.waitForDeletion('CertificateAuthority', 'kept');
-    expect((await serviceCa(keptId)).commonName).toBe('Kept CA');
-  });
-
-  it('adopts an existing CA by the external-id annotation and brings it in line', async () => {
-    const existing = await h.service.pki.createCa({
-      projectSlug,
-      type: 'root',
-      commonName: 'Adopted CA',
-      organization: 'Shop',
-      ou: '',
-      country: 'DE',
-      province: '',
-      locality: '',
-      keyAlgorithm: 'EC_prime256v1',
-    });
-    await createCa('adopted', spec('Adopted CA', { requireTemplateForIssuance: true }), {
-      [ANNOTATION_EXTERNAL_ID]: existing.id,
-    });
-    const ready = await h.waitForReady('CertificateAuthority', 'adopted');
-    expect(ready.status?.id).toBe(existing.id);
-    expect((await serviceCa(existing.id)).requireTemplateForIssuance).toBe(true);
   });
 
   it('refuses to manage a CA that the spec does not describe', async () => {

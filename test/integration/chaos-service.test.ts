@@ -5,8 +5,9 @@
 // the faults stop — or even while a share of requests still fails — every resource converges to
 // Ready with exactly one service project each.
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitForOperatorIdle } from '../support/idle.ts';
+import { waitFor } from '../support/kube.ts';
 import { startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
 
 const suffix = randomBytes(3).toString('hex');
@@ -41,11 +42,27 @@ async function waitAll(names: readonly string[], wait: (name: string) => Promise
   await Promise.all(names.map(wait));
 }
 
-/** Requests per resource per second the devserver answered over `ms` (stats reset first). */
-async function callRate(h: OperatorHarness, resources: number, ms: number): Promise<number> {
+/** Backoff re-adds of the Project queue so far (`coffer_workqueue_retries_total`). */
+async function projectRetries(h: OperatorHarness): Promise<number> {
+  const metric = await h.operator.manager.metrics.registry
+    .getSingleMetric('coffer_workqueue_retries_total')
+    ?.get();
+  return metric?.values.find((v) => v.labels.name === 'project')?.value ?? 0;
+}
+
+/**
+ * Requests per resource per second the devserver answered (stats reset first) until every
+ * resource was retried once more (as many backoff re-adds as resources).
+ */
+async function callRate(h: OperatorHarness, resources: number): Promise<number> {
   h.devserver.stats.reset();
-  await sleep(ms);
-  return h.devserver.stats.requests.total / resources / (ms / 1000);
+  const started = Date.now();
+  const until = (await projectRetries(h)) + resources;
+  await waitFor(async () => (await projectRetries(h)) >= until, {
+    timeoutMs: 120_000,
+    message: 'every resource to be retried once more',
+  });
+  return h.devserver.stats.requests.total / resources / ((Date.now() - started) / 1000);
 }
 
 // The two suites share nothing (each has its own devserver, operator and namespace) and spend
@@ -71,17 +88,19 @@ describe('service faults', { concurrent: true }, () => {
       const names = await createProjects(h, 'outage', 8);
       const unavailable = { type: 'Synced', status: 'False', reason: 'ServiceUnavailable' } as const;
       await waitAll(names, (n) => h.waitForCondition('Project', n, unavailable));
-      // Warm-up: keep failing for a while so that every key's backoff has grown (about doubling per
-      // failure from 5 ms, each reconcile ~0.7 s: after ~20 s of failures the next retry of a key is
-      // ~10 s away).
-      await sleep(20_000);
-      const rate = await callRate(h, names.length, 15_000);
+      // Warm-up: keep failing until every key's backoff has grown (about doubling per failure from
+      // 5 ms) so far that no Project is retried within the next 10 s: the Project queue is idle.
+      // Without backoff it never would be.
+      const failing = Date.now();
+      await waitForOperatorIdle(h.operator, { queues: ['project'], horizonMs: 10_000, timeoutMs: 120_000 });
+      const warmUp = (Date.now() - failing) / 1000;
+      const rate = await callRate(h, names.length);
       console.log(
-        `[chaos] total outage: ${rate.toFixed(2)} service calls per resource per second after 20 s`,
+        `[chaos] total outage: ${rate.toFixed(2)} service calls per resource per second after ${warmUp.toFixed(1)} s`,
       );
       // Without backoff, 4 workers retrying 8 resources make ~3 calls per resource per second (each
-      // reconcile makes up to 4 attempts in the client, ~0.7 s); with it, one or two reconciles
-      // per resource in the window.
+      // reconcile makes up to 4 attempts in the client, ~0.7 s); with it, one reconcile per
+      // resource in a window of 10 s or more.
       expect(rate).toBeLessThan(1);
       h.devserver.faults.update({ errorRatio: 0 });
       const started = Date.now();

@@ -1,7 +1,9 @@
-// IdentityAuth against the real control plane and a devserver: token auth with an issued access
-// token (usable, rotated, replaced when its Secret is deleted), an update, drift corrected by the
-// poll, a method change that revokes the old method, deletion with each policy, adoption by
-// annotation, a missing Identity, invalid input, and no credential in logs, events or status.
+// IdentityAuth against the real control plane and a devserver, what is particular to it: token
+// auth with an issued access token (usable, rotated, replaced when its Secret is deleted), a
+// method change that revokes the old method, Orphan and adoption with other methods (OIDC, AWS),
+// a missing Identity, invalid input, and no credential in logs, events or status. What every
+// managed kind shares (update, drift, adoption, ObserveOnly, AlreadyExists, deletion policies, a
+// missing connection) is conformance.test.ts.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceClient, staticToken } from '../../src/client/index.ts';
@@ -85,36 +87,6 @@ describe('IdentityAuth with token credentials', () => {
     expect(JSON.stringify(ready)).not.toContain(firstToken);
   });
 
-  it('updates one field', async () => {
-    await h.patch('IdentityAuth', 'a-token', { spec: { accessTokenNumUsesLimit: 1000 } });
-    await waitFor(
-      async () => (await h.service.identityAuth.token.get(identityId())).accessTokenNumUsesLimit === 1000,
-      {
-        message: 'the new uses limit in the service',
-      },
-    );
-  });
-
-  it('corrects drift made in the service on the next poll', async () => {
-    await h.service.identityAuth.token.update(identityId(), {
-      accessTokenTTL: 60,
-      accessTokenTrustedIps: [{ ipAddress: '10.0.0.0/8' }],
-    });
-    const restored = await waitFor(
-      async () => {
-        const config = await h.service.identityAuth.token.get(identityId());
-        return config.accessTokenTTL === 3600 && config.accessTokenTrustedIps.length === 2
-          ? config
-          : undefined;
-      },
-      { timeoutMs: 30_000, intervalMs: 250, message: 'TTL and trusted IPs restored by the poll' },
-    );
-    expect(restored.accessTokenTrustedIps.map((ip) => `${ip.ipAddress}/${ip.prefix}`).sort()).toEqual([
-      '0.0.0.0/0',
-      '::/0',
-    ]);
-  });
-
   it('rotates the token on schedule and revokes the old one after the overlap', async () => {
     const rotated = await waitFor(
       async () => {
@@ -175,12 +147,6 @@ describe('IdentityAuth with token credentials', () => {
       clientSecret: creds.clientSecret ?? '',
     });
     expect(login.accessToken).toBeTruthy();
-  });
-
-  it('revokes the method when deleted with the default policy (Delete)', async () => {
-    await h.delete('IdentityAuth', 'a-token');
-    await h.waitForDeletion('IdentityAuth', 'a-token');
-    await expect(h.service.identityAuth.universal.get(identityId())).rejects.toMatchObject({ status: 404 });
   });
 });
 

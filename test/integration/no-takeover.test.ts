@@ -1,8 +1,9 @@
 // Coffer never takes over what it did not create, against the real control plane and a
-// devserver: hostile and careless manifests naming objects made outside Coffer (by natural key,
-// by id, the instance admin identity, through a ClusterConnection from an unadmitted namespace,
-// a Connection's credential Secret as a WorkloadSecret target) change and delete nothing;
-// explicit adoption and the protected-object opt-in still work.
+// devserver: hostile and careless manifests naming objects made outside Coffer (the instance
+// admin identity by name or id, through a ClusterConnection from an unadmitted namespace, a
+// Connection's credential Secret as a WorkloadSecret target) change and delete nothing; explicit
+// adoption and the protected-object opt-in still work. Every managed kind's refusal of an object
+// found by natural key (AlreadyExists) is conformance.test.ts.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { additionalPrivilegeController } from '../../src/controllers/additional-privilege/index.ts';
@@ -99,67 +100,6 @@ async function deleteResource(kind: string, name: string, namespace?: string): P
 }
 
 describe('no implicit adoption', () => {
-  it('refuses a Project whose slug exists, leaves the project unchanged and undeleted', async () => {
-    await h.create('Project', 'same-slug', {
-      connectionRef,
-      name: 'Renamed by a manifest',
-      slug: slug('foreign'),
-      deletionPolicy: 'Delete',
-    });
-    const obj = await refused('Project', 'same-slug', 'AlreadyExists');
-    expect(message(obj, 'Synced')).toContain(`${ANNOTATION_EXTERNAL_ID}: "${projectId}"`);
-    expect(obj.metadata.annotations?.[ANNOTATION_EXTERNAL_ID]).toBeUndefined();
-    expect((await h.events('same-slug')).map((e) => e.reason)).not.toContain('AdoptedExternal');
-    await deleteResource('Project', 'same-slug');
-    expect((await h.service.projects.get(projectId)).name).toBe('Foreign');
-  });
-
-  it('refuses a ProjectRole whose slug exists', async () => {
-    const role = await h.service.roles.create(projectId, {
-      slug: 'auditor',
-      name: 'Auditor',
-      permissions: [{ subject: 'secrets', action: ['read'] }],
-    });
-    await h.create('ProjectRole', 'auditor', {
-      connectionRef,
-      projectRef: { name: 'foreign' },
-      slug: 'auditor',
-      name: 'Taken over',
-      permissions: [{ subject: 'secrets', action: ['read', 'create', 'edit', 'delete'] }],
-      deletionPolicy: 'Delete',
-    });
-    expect(message(await refused('ProjectRole', 'auditor', 'AlreadyExists'), 'Synced')).toContain(role.id);
-    await deleteResource('ProjectRole', 'auditor');
-    const stored = await h.service.roles.getBySlug(projectId, 'auditor');
-    expect(stored).toMatchObject({ id: role.id, name: 'Auditor' });
-  });
-
-  it('refuses a ProjectTemplate whose name exists', async () => {
-    const template = await h.service.projectTemplates.create({
-      name: slug('tpl'),
-      type: 'secret-manager',
-      description: 'Foreign',
-    });
-    await h.createSecret('tpl-token', { token: h.admin.token });
-    await h.create('ClusterConnection', slug('tpl'), {
-      url: h.url,
-      auth: { token: { secretRef: { name: 'tpl-token', namespace: h.namespace, key: 'token' } } },
-      allowedNamespaces: { names: [h.namespace] },
-    });
-    await h.create('ProjectTemplate', slug('tpl'), {
-      connectionRef: { kind: 'ClusterConnection', name: slug('tpl') },
-      name: slug('tpl'),
-      description: 'Taken over',
-      deletionPolicy: 'Delete',
-    });
-    expect(message(await refused('ProjectTemplate', slug('tpl'), 'AlreadyExists'), 'Synced')).toContain(
-      template.id,
-    );
-    await deleteResource('ProjectTemplate', slug('tpl'));
-    expect((await h.service.projectTemplates.get(template.id)).description).toBe('Foreign');
-    await h.delete('ClusterConnection', slug('tpl'));
-  });
-
   it('refuses an Identity whose name exists, even the instance admin’s, and the admin keeps working', async () => {
     const admin = await h.service.identities.get(h.admin.identityId);
     await h.create('Identity', 'admin-by-name', {
@@ -176,52 +116,6 @@ describe('no implicit adoption', () => {
     expect(after.role).toBe(admin.role);
     // The admin token still works everywhere.
     expect((await h.service.projects.get(projectId)).id).toBe(projectId);
-  });
-
-  it('refuses an AdditionalPrivilege whose slug exists', async () => {
-    const privilege = await h.service.privileges.create({
-      identityId: botId,
-      projectId,
-      slug: 'extra',
-      permissions: [{ subject: 'secrets', action: ['read'] }],
-      type: { isTemporary: false },
-    });
-    await h.create('AdditionalPrivilege', 'extra', {
-      connectionRef,
-      identityRef: { name: 'bot' },
-      projectRef: { name: 'foreign' },
-      slug: 'extra',
-      permissions: [{ subject: 'secrets', action: ['read', 'create', 'edit', 'delete'] }],
-      deletionPolicy: 'Delete',
-    });
-    expect(message(await refused('AdditionalPrivilege', 'extra', 'AlreadyExists'), 'Synced')).toContain(
-      privilege.id,
-    );
-    await deleteResource('AdditionalPrivilege', 'extra');
-    const stored = await h.service.privileges.get(privilege.id);
-    expect(stored.permissions?.[0]?.action).toEqual(['read']);
-  });
-
-  it('refuses an IdentityAuth whose method is already attached', async () => {
-    const attached = await h.service.identityAuth.token.attach(botId, {
-      accessTokenTTL: 60,
-      accessTokenMaxTTL: 600,
-    });
-    await h.create('IdentityAuth', 'bot-token', {
-      connectionRef,
-      identityRef: { name: 'bot' },
-      method: 'token',
-      accessTokenTTL: 3600,
-      deletionPolicy: 'Delete',
-    });
-    expect(message(await refused('IdentityAuth', 'bot-token', 'AlreadyExists'), 'Synced')).toContain(
-      attached.id,
-    );
-    await deleteResource('IdentityAuth', 'bot-token');
-    expect(await h.service.identityAuth.token.get(botId)).toMatchObject({
-      id: attached.id,
-      accessTokenTTL: 60,
-    });
   });
 });
 

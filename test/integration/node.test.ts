@@ -3,13 +3,14 @@
  * kube-proxy join a control plane of their own; the node becomes Ready, runs a Pod from an image
  * built and imported locally (logs and exec through the API server), the Pod reaches the API
  * server through the `kubernetes` Service, and what it sends outside the pod network and this
- * node is dropped (the drop rule's counter grows; IPv6 from the bridge is dropped too). Only one node runs per machine. Stopped, the
- * node leaves no process, mount, network namespace, bridge, veth, iptables chain, kubepods cgroup
- * or changed sysctl behind.
+ * node is dropped (the drop rule's counter grows; IPv6 from the bridge is dropped too). Only one
+ * node runs per machine. Stopped, the node leaves no process, mount, network namespace, bridge,
+ * veth, iptables chain, kubepods cgroup or changed sysctl behind: after `stop()`, after a SIGKILL
+ * (the next node sweeps), and after Ctrl-C of `npm run sandbox -- --node` as the README runs it.
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -263,4 +264,44 @@ describe('a local node', () => {
     }
     await expectNothingLeft(next.dir, before);
   }, 240_000);
+
+  it('stops `npm run sandbox -- --node` on Ctrl-C, leaving nothing behind', async () => {
+    // As the README runs it, in a process group of its own: Ctrl-C in a terminal signals the group.
+    const repo = fileURLToPath(new URL('../..', import.meta.url));
+    const child = spawn('npm', ['run', 'sandbox', '--', '--node'], {
+      cwd: repo,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const group = -(child.pid ?? 0);
+    let output = '';
+    const collect = (chunk: Buffer) => (output += String(chunk));
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    // Closed once every process holding its output (npm, the sandbox) has exited.
+    const closed = new Promise((resolve) => child.once('close', resolve));
+    onTestFinished(() => {
+      try {
+        process.kill(group, 'SIGKILL');
+      } catch {
+        // The group is gone.
+      }
+    });
+    await waitFor(() => output.includes('Running; press Ctrl-C to stop and clean up.'), {
+      timeoutMs: 360_000,
+      intervalMs: 250,
+      message: 'the sandbox to be ready',
+    });
+    expect(output).toContain('All ');
+    const dir = dirname(/^Kubeconfig: (\S+)$/m.exec(output)?.[1] ?? '');
+    expect(dir).toMatch(/coffer-sandbox-/);
+    process.kill(group, 'SIGINT');
+    await closed;
+    expect(() => process.kill(group, 0)).toThrow(/ESRCH/);
+    expect(output).toContain('SIGINT: stopping the sandbox');
+    expect(output).toContain(
+      '[sandbox] stopped operator, devserver, control plane and node; temporary files removed',
+    );
+    await expectNothingLeft(dir, before);
+  }, 480_000);
 });

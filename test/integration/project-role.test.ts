@@ -1,13 +1,14 @@
-// ProjectRole against the real control plane and a devserver: create and read back, update one
-// field, drift corrected, a role still used by a membership (RoleInUse, then deleted once the
-// membership is gone), Orphan, adoption by annotation, invalid input.
+// ProjectRole against the real control plane and a devserver, what is particular to it: create
+// and read back, a role still used by a membership (RoleInUse, then deleted once the membership
+// is gone), a predefined slug and an uncheckable action refused. What every managed kind shares
+// (update, drift, adoption, ObserveOnly, AlreadyExists, deletion policies, a missing connection)
+// is conformance.test.ts.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identityController } from '../../src/controllers/identity/index.ts';
 import { projectRoleController } from '../../src/controllers/project-role/index.ts';
 import { projectController } from '../../src/controllers/project/index.ts';
-import { ANNOTATION_EXTERNAL_ID } from '../../src/runtime/object-meta.ts';
-import { statusCodeOf, waitFor } from '../support/kube.ts';
+import { statusCodeOf } from '../support/kube.ts';
 import { HARNESS_CONNECTION, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
 
 let h: OperatorHarness;
@@ -77,33 +78,6 @@ describe('ProjectRole', () => {
     ]);
   });
 
-  it('updates one field', async () => {
-    await h.patch('ProjectRole', 'reader', { spec: { name: 'Dev readers' } });
-    await waitFor(async () => (await serviceRole('reader')).name === 'Dev readers', {
-      message: 'the new role name in the service',
-    });
-  });
-
-  it('corrects permissions changed in the service', async () => {
-    const id = (await serviceRole('reader')).id;
-    await h.service.roles.update(projectId, id, {
-      permissions: [{ subject: 'secrets', action: ['read', 'edit'] }],
-    });
-    await h.requestReconcile('ProjectRole', 'reader');
-    const restored = await waitFor(
-      async () => {
-        const role = await serviceRole('reader');
-        return role.permissions?.[0]?.conditions ? role : undefined;
-      },
-      { timeoutMs: 15_000, message: 'the role permissions restored' },
-    );
-    expect(restored.permissions?.[0]?.action).toEqual(['read']);
-    await h.waitForEvent(
-      'reader',
-      (e) => e.reason === 'UpdatedExternal' && /permissions/.test(e.message ?? ''),
-    );
-  });
-
   it('waits with RoleInUse while a membership uses the role, then deletes it', async () => {
     await h.create('Identity', 'bot', {
       connectionRef,
@@ -124,30 +98,6 @@ describe('ProjectRole', () => {
     await h.waitForDeletion('Identity', 'bot');
     await h.waitForDeletion('ProjectRole', 'reader');
     expect(await roleGone('reader')).toBe(true);
-  });
-
-  it('leaves the role in place with deletionPolicy Orphan', async () => {
-    await h.create('ProjectRole', 'kept', spec('kept', { deletionPolicy: 'Orphan' }));
-    const ready = await h.waitForReady('ProjectRole', 'kept');
-    await h.delete('ProjectRole', 'kept');
-    await h.waitForDeletion('ProjectRole', 'kept');
-    expect((await serviceRole('kept')).id).toBe(ready.status?.id);
-  });
-
-  it('adopts an existing role by the external-id annotation and brings it in line', async () => {
-    const existing = await h.service.roles.create(projectId, {
-      slug: 'auditor',
-      name: 'Old name',
-      permissions: [{ subject: 'secrets', action: ['read'] }],
-    });
-    await h.create('ProjectRole', 'auditor', spec('auditor'), {
-      annotations: { [ANNOTATION_EXTERNAL_ID]: existing.id },
-    });
-    const ready = await h.waitForReady('ProjectRole', 'auditor');
-    expect(ready.status?.id).toBe(existing.id);
-    const stored = await serviceRole('auditor');
-    expect(stored.name).toBe('Role auditor');
-    expect(stored.permissions?.[0]?.conditions).toEqual({ environment: 'dev', secretPath: { $glob: '/**' } });
   });
 
   it('is refused by the API server for a predefined slug', async () => {

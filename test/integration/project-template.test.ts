@@ -1,11 +1,12 @@
 // ProjectTemplate (cluster-scoped, on a ClusterConnection) against the real control plane and a
-// devserver: create and read back, update one field, drift corrected by the poll, deletion with
-// each policy, adoption by annotation, a type the service cannot change, invalid input.
+// devserver, what is particular to it: create and read back, a type the service cannot change,
+// invalid input. What every managed kind shares (update, drift, adoption, ObserveOnly,
+// AlreadyExists, deletion policies, a missing connection) is conformance.test.ts.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectTemplateController } from '../../src/controllers/project-template/index.ts';
 import { ANNOTATION_EXTERNAL_ID } from '../../src/runtime/object-meta.ts';
-import { statusCodeOf, waitFor } from '../support/kube.ts';
+import { statusCodeOf } from '../support/kube.ts';
 import { startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
 
 let h: OperatorHarness;
@@ -63,15 +64,6 @@ async function serviceTemplate(id: string) {
   return h.service.projectTemplates.get(id);
 }
 
-async function gone(id: string): Promise<boolean> {
-  try {
-    await serviceTemplate(id);
-    return false;
-  } catch (error) {
-    return (error as { status?: number }).status === 404;
-  }
-}
-
 describe('ProjectTemplate', () => {
   const web = name('web');
   let id = '';
@@ -96,59 +88,6 @@ describe('ProjectTemplate', () => {
       ['dev', 1],
       ['prod', 2],
     ]);
-  });
-
-  it('updates one field', async () => {
-    await h.patch('ProjectTemplate', web, { spec: { description: 'Web and API services' } });
-    await h.waitForReady('ProjectTemplate', web);
-    await waitFor(async () => (await serviceTemplate(id)).description === 'Web and API services', {
-      message: 'the new description in the service',
-    });
-  });
-
-  it('corrects drift made in the service on the next poll', async () => {
-    await h.service.projectTemplates.update(id, { roles: [], environments: null });
-    const restored = await waitFor(
-      async () => {
-        const t = await serviceTemplate(id);
-        return t.roles.length === 1 && t.environments?.length === 2 ? t : undefined;
-      },
-      { timeoutMs: 30_000, intervalMs: 250, message: 'the roles and environments restored by the poll' },
-    );
-    expect(restored.roles[0]?.slug).toBe('readers');
-    await h.waitForEvent(
-      web,
-      (e) => e.reason === 'UpdatedExternal' && /roles, environments/.test(e.message ?? ''),
-      { namespace: 'default' },
-    );
-  });
-
-  it('deletes the service template with deletionPolicy Delete (the default)', async () => {
-    await h.delete('ProjectTemplate', web);
-    await h.waitForDeletion('ProjectTemplate', web);
-    expect(await gone(id)).toBe(true);
-  });
-
-  it('leaves the service template in place with deletionPolicy Orphan', async () => {
-    const kept = name('kept');
-    await createTemplate(kept, spec(kept, { deletionPolicy: 'Orphan' }));
-    const ready = await h.waitForReady('ProjectTemplate', kept);
-    await h.delete('ProjectTemplate', kept);
-    await h.waitForDeletion('ProjectTemplate', kept);
-    expect((await serviceTemplate(ready.status?.id ?? '')).name).toBe(kept);
-  });
-
-  it('adopts an existing template by the external-id annotation and brings it in line', async () => {
-    const adopted = name('adopted');
-    const existing = await h.service.projectTemplates.create({ name: adopted, type: 'secret-manager' });
-    await createTemplate(adopted, spec(adopted), { [ANNOTATION_EXTERNAL_ID]: existing.id });
-    const ready = await h.waitForReady('ProjectTemplate', adopted);
-    expect(ready.status?.id).toBe(existing.id);
-    const stored = await serviceTemplate(existing.id);
-    expect(stored.description).toBe('Web services');
-    expect(stored.roles.map((r) => r.slug)).toEqual(['readers']);
-    const all = await h.service.projectTemplates.list();
-    expect(all.filter((t) => t.name === adopted)).toHaveLength(1);
   });
 
   it('reports a template of another type as TypeMismatch instead of updating in a loop', async () => {

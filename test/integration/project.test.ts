@@ -1,6 +1,8 @@
-// Project against the real control plane and a devserver: create and read back (with
-// environments and a template), update one field, drift corrected by the poll, deletion with each
-// policy and with deletion protection, adoption by annotation, invalid input.
+// Project against the real control plane and a devserver, what is particular to it: create and
+// read back (with environments and a template), update one field and add an environment,
+// deletion protection, templates, invalid input. What every managed kind shares (drift,
+// adoption, ObserveOnly, AlreadyExists, deletion policies, a missing connection) is
+// conformance.test.ts.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectController } from '../../src/controllers/project/index.ts';
@@ -95,32 +97,6 @@ describe('Project', () => {
     expect(stored.environments?.map((e) => e.slug)).toEqual(['dev', 'staging', 'prod']);
   });
 
-  // The next two wait for a poll (10 s) on objects of their own: they run at the same time.
-  it.concurrent('corrects drift made in the service on the next poll', async () => {
-    const stored = await serviceProject(id);
-    const dev = stored.environments?.find((e) => e.slug === 'dev');
-    await h.service.projects.update(id, { name: 'Renamed', hasDeleteProtection: true });
-    await h.service.environments.update(id, dev?.id ?? '', { name: 'Dev (renamed)' });
-    const restored = await waitFor(
-      async () => {
-        const p = await serviceProject(id);
-        const env = p.environments?.find((e) => e.slug === 'dev');
-        return p.name === 'Shop' && !p.hasDeleteProtection && env?.name === 'Development' ? p : undefined;
-      },
-      {
-        timeoutMs: 30_000,
-        intervalMs: 250,
-        message: 'name, protection and environment restored by the poll',
-      },
-    );
-    expect(restored.slug).toBe(slug('shop'));
-    const updated = await h.waitForEvent(
-      'shop',
-      (e) => e.reason === 'UpdatedExternal' && /name/.test(e.message ?? ''),
-    );
-    expect(updated.message).toContain('environment dev name');
-  });
-
   it.concurrent(
     'reports DeletionBlocked while the service protects the project, then deletes it',
     async () => {
@@ -144,38 +120,6 @@ describe('Project', () => {
       expect(await gone(keptId)).toBe(true);
     },
   );
-
-  it('leaves the project in place when deleted with the default policy (Orphan)', async () => {
-    await h.delete('Project', 'shop');
-    await h.waitForDeletion('Project', 'shop');
-    expect((await serviceProject(id)).slug).toBe(slug('shop'));
-  });
-
-  it('deletes the project with deletionPolicy Delete', async () => {
-    await h.create('Project', 'temp', spec(slug('temp'), { deletionPolicy: 'Delete' }));
-    const ready = await h.waitForReady('Project', 'temp');
-    await h.delete('Project', 'temp');
-    await h.waitForDeletion('Project', 'temp');
-    expect(await gone(ready.status?.id ?? '')).toBe(true);
-  });
-
-  it('adopts an existing project by the external-id annotation and brings it in line', async () => {
-    const existing = await h.service.projects.create({
-      projectName: 'Legacy',
-      slug: slug('legacy'),
-      shouldCreateDefaultEnvs: false,
-    });
-    await h.create('Project', 'legacy', spec(slug('legacy')), {
-      annotations: { [ANNOTATION_EXTERNAL_ID]: existing.id },
-    });
-    const ready = await h.waitForReady('Project', 'legacy');
-    expect(ready.status?.id).toBe(existing.id);
-    const stored = await serviceProject(existing.id);
-    expect(stored).toMatchObject({ name: 'Shop', description: 'Online shop' });
-    expect(stored.environments?.map((e) => e.slug)).toEqual(['dev', 'prod']);
-    const events = await h.events('legacy');
-    expect(events.some((e) => e.reason === 'CreatedExternal')).toBe(false);
-  });
 
   it('creates from a service template by name and prunes unlisted environments on request', async () => {
     const template = slug('tpl');

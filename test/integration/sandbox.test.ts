@@ -218,12 +218,21 @@ describe('coffer sandbox (in-process)', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ identityId: identity.status?.id, jwt: request.status?.token }),
       });
-      return { status: res.status, body: (await res.json()) as { accessToken?: string; message?: string } };
+      // The token's `jti` claim (not secret): the API server reports it as the credential id.
+      const payload = (request.status?.token ?? '').split('.')[1] ?? '';
+      const { jti } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { jti?: string };
+      const body = (await res.json()) as { accessToken?: string; message?: string };
+      return { status: res.status, body, jti };
     };
     // A real TokenReview on the sandbox's API server, made with the reviewer token of the samples.
     const ok = await login('demo-ci');
     expect(ok.status, ok.body.message).toBe(200);
     expect(ok.body.accessToken).toEqual(expect.any(String));
+    // The service recorded the login with the credential id the review reported: the token's jti.
+    expect(sandbox.devserver.kubernetesLogins().at(-1)).toMatchObject({
+      identityId: identity.status?.id,
+      credentialId: `JTI=${ok.jti}`,
+    });
     const other = await login('coffer-token-reviewer');
     expect(other).toMatchObject({ status: 401, body: { message: 'Access denied: K8s name not allowed.' } });
     // No Secret of the namespace holds a credential of demo-ci.

@@ -4,11 +4,11 @@
 // Folder reads are counted by the devserver (`GET /api/v3/secrets/raw`); the test itself reads
 // single secrets only (another route). Each batch polls once an hour, so only events explain reads.
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectController } from '../../src/controllers/project/index.ts';
 import { projectEventHub } from '../../src/controllers/project-events/index.ts';
 import { secretBatchController } from '../../src/controllers/secret-batch/index.ts';
+import { waitForOperatorIdle } from '../support/idle.ts';
 import { waitFor } from '../support/kube.ts';
 import {
   HARNESS_CONNECTION,
@@ -22,8 +22,6 @@ let projectId = '';
 const connectionRef = { name: HARNESS_CONNECTION };
 const FOLDER_READ = 'GET /api/v3/secrets/raw';
 const BATCH_WRITE = 'PATCH /api/v3/secrets/batch/raw';
-/** Long enough for an echo (milliseconds on loopback) to have woken a batch if it were going to. */
-const SETTLE_MS = 1_500;
 
 const count = (route: string): number => h.devserver.stats.snapshot().requests.byRoute[route] ?? 0;
 const hub = () => projectEventHub(h.operator.services, 'SecretBatch');
@@ -73,7 +71,7 @@ beforeAll(async () => {
   await h.create('SecretBatch', 'anchor', batch(['ANCHOR']));
   await h.waitForReady('SecretBatch', 'anchor');
   await waitForActive('anchor');
-  await sleep(SETTLE_MS);
+  await waitForOperatorIdle(h.operator);
 });
 
 afterAll(async () => {
@@ -92,7 +90,7 @@ describe('SecretBatch own writes', () => {
     await waitFor(() => Promise.resolve(hub().echoesIgnored > echoes), {
       message: 'the echo of the batch write',
     });
-    await sleep(SETTLE_MS);
+    await waitForOperatorIdle(h.operator);
     expect(count(BATCH_WRITE) - writes).toBe(1);
     expect(count(FOLDER_READ) - reads).toBe(1);
     expect(await storedValue('OWN_3')).toBe('v-OWN_3');
@@ -119,7 +117,7 @@ describe('SecretBatch own writes', () => {
     await waitFor(() => Promise.resolve(hub().echoesIgnored > echoes), {
       message: 'the echo of the correction',
     });
-    await sleep(SETTLE_MS);
+    await waitForOperatorIdle(h.operator);
     expect(count(FOLDER_READ) - reads).toBe(1);
   });
 

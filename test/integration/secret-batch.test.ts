@@ -1,7 +1,9 @@
-// SecretBatch against the real control plane and a devserver: create and read back (folders
-// created), a changed source Secret pushed within seconds, no write while nothing changed, keys
-// it does not own untouched, rename, fromSecret, createFolders false, adoption by annotation,
-// delete with each policy, invalid input, and no recognisable value in logs, events or status.
+// SecretBatch against the real control plane and a devserver, what is particular to it: create
+// and read back (folders created), a changed source Secret pushed within seconds, no write while
+// nothing changed, drift counted, keys it does not own untouched, rename, fromSecret,
+// createFolders false, adoption without writes, Delete removing only owned keys, invalid input,
+// and no recognisable value in logs, events or status. What every managed kind shares is
+// conformance.test.ts.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectController } from '../../src/controllers/project/index.ts';
@@ -227,14 +229,6 @@ describe('SecretBatch', () => {
     await h.delete('SecretBatch', 'app');
     await h.waitForDeletion('SecretBatch', 'app');
     expect(await folder('/app/db')).toEqual({ FOREIGN: 'theirs' });
-  });
-
-  it('keeps its keys with deletionPolicy Orphan', async () => {
-    await h.patch('SecretBatch', 'env', { spec: { deletionPolicy: 'Orphan' } });
-    await h.waitForReady('SecretBatch', 'env');
-    await h.delete('SecretBatch', 'env');
-    await h.waitForDeletion('SecretBatch', 'env');
-    expect(await folder('/env')).toEqual({ APP_URL: value('url'), APP_MODE: 'blue' });
   });
 
   it('refuses invalid specs with readable messages', async () => {

@@ -10,10 +10,10 @@
 // The two suites each have their own devserver, operator and namespace (so neither sees the
 // other's reads) and run at the same time; the tests inside a suite run in order.
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventSubscription } from '../../src/client/index.ts';
 import { projectController } from '../../src/controllers/project/index.ts';
+import { waitForOperatorIdle } from '../support/idle.ts';
 import { waitFor } from '../support/kube.ts';
 import { HARNESS_CONNECTION, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
 
@@ -55,18 +55,12 @@ function reads(h: OperatorHarness): number {
   return h.devserver.stats.snapshot().requests.byRoute[LIST] ?? 0;
 }
 
-/** Waits until no source read happened for `quietMs` (streams opened, the rereads they cause done). */
-async function settled(h: OperatorHarness, quietMs = 4_000): Promise<void> {
-  let last = reads(h);
-  let since = Date.now();
-  await waitFor(
-    () => {
-      const now = reads(h);
-      if (now !== last) [last, since] = [now, Date.now()];
-      return Date.now() - since >= quietMs;
-    },
-    { timeoutMs: 120_000, intervalMs: 250, message: 'source reads to stop' },
-  );
+/**
+ * Waits until the operator is idle (streams opened, the rereads they cause and the folder checks
+ * after events done, nothing due within `horizonMs`): see test/support/idle.ts.
+ */
+async function settled(h: OperatorHarness, horizonMs?: number): Promise<void> {
+  await waitForOperatorIdle(h.operator, { horizonMs, timeoutMs: 120_000 });
 }
 
 function workloadSecret(projectName: string, secretPath: string, resyncInterval: string) {
@@ -130,7 +124,9 @@ describe('WorkloadSecret events (shared project subscription)', { concurrent: tr
       await settled(h);
       const before = h.devserver.stats.snapshot().requests.total;
       const listsBefore = reads(h);
-      await sleep(8_000);
+      // Nothing is due within a minute: no poll, resync, folder check or reconnect (each would
+      // keep the operator from being idle, and read).
+      await settled(h, 60_000);
       expect(reads(h) - listsBefore).toBe(0);
       expect(h.devserver.stats.snapshot().requests.total - before).toBe(0);
     },
@@ -225,7 +221,6 @@ describe('WorkloadSecret events refused (resync fallback)', { concurrent: true }
       await h.create('WorkloadSecret', 'crowded', workloadSecret('crowded', '/', '30s'));
       await h.waitForReady('WorkloadSecret', 'crowded', { timeoutMs: 60_000 });
       const windowStart = reads(h);
-      const windowEnd = Date.now() + 75_000;
       await put(h, 'crowded', '/', 'crowded-2');
       // No event can come: the edit arrives with the next resync (30 s, at most 10% jitter).
       await waitFor(async () => (await h.readSecret('crowded'))?.VALUE === 'crowded-2', {
@@ -233,12 +228,15 @@ describe('WorkloadSecret events refused (resync fallback)', { concurrent: true }
         intervalMs: 500,
         message: 'the resync to deliver the edit',
       });
-      // And no more than the configured rate: over the 75 s after Ready (resyncs every 30–33 s), two
-      // or three reads.
-      await sleep(Math.max(0, windowEnd - Date.now()));
-      const perWindow = reads(h) - windowStart;
-      expect(perWindow).toBeGreaterThanOrEqual(2);
-      expect(perWindow).toBeLessThanOrEqual(3);
+      const resyncedAt = Date.now();
+      expect(reads(h) - windowStart).toBe(1);
+      // And no more than the configured rate: once idle, the next resync is 27–33 s after this one
+      // (30 s, at most 10% jitter; seen here up to a second after it), and nothing read meanwhile.
+      const idle = await waitForOperatorIdle(h.operator, { horizonMs: 20_000 });
+      const next = (idle.wakeups['workqueue:workloadsecret'] ?? 0) - resyncedAt;
+      expect(next).toBeGreaterThanOrEqual(26_000);
+      expect(next).toBeLessThanOrEqual(33_000);
+      expect(reads(h) - windowStart).toBe(1);
     },
   );
 });

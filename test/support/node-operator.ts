@@ -53,9 +53,11 @@ export function projectedFileOnHost(nodeDir: string, pod: V1Pod, volume: string,
   return join(nodeDir, 'kubelet', 'pods', uid, 'volumes', 'kubernetes.io~projected', volume, path);
 }
 
-/** What a test may know about a token file: the sha256 of its content and its `iat`/`exp`/`aud` claims. */
+/** What a test may know about a token file: the sha256 of its content and its `jti`/`iat`/`exp`/`aud` claims. */
 export interface TokenFacts {
   readonly sha256: string;
+  /** The `jti` claim: the API server reports it as the credential id (`JTI=<jti>`) of a TokenReview. */
+  readonly id: string;
   /** Seconds since the epoch. */
   readonly issuedAt: number;
   readonly expiresAt: number;
@@ -66,6 +68,7 @@ export interface TokenFacts {
 export function tokenFacts(file: string): TokenFacts {
   const token = readFileSync(file, 'utf8').trim();
   const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as {
+    jti?: string;
     iat?: number;
     exp?: number;
     aud?: string | string[];
@@ -73,6 +76,7 @@ export function tokenFacts(file: string): TokenFacts {
   const aud = claims.aud ?? [];
   return {
     sha256: createHash('sha256').update(token).digest('hex'),
+    id: claims.jti ?? '',
     issuedAt: claims.iat ?? 0,
     expiresAt: claims.exp ?? 0,
     audiences: typeof aud === 'string' ? [aud] : aud,

@@ -1,15 +1,16 @@
 /**
  * The order in which the test files start. One node runs per machine at a time, so the files that
- * start one form a chain: the longest of them (the kubelet rotates a projected token only after
- * 80% of its 600 s) starts first, the other node files start last (they wait for the node lock
- * while the other slots finish), and the chaos files, which time rates and takeovers, run after
- * the ordinary files, when the machine is quieter. Within each rank vitest's own order holds.
+ * start one form a chain: the longest of them (the chart on the node, which waits for the kubelet
+ * to rotate a projected token after 80% of its 600 s) starts first, the other node file starts
+ * last (it waits for the node lock while the other slots finish), and the chaos files, which time
+ * rates and takeovers, run after the ordinary files, when the machine is quieter. Within each rank
+ * vitest's own order holds.
  */
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 function rank(file: string): number {
-  if (file.endsWith('/e2e-node-leader-token.test.ts')) return 0;
-  if (file.endsWith('/node.test.ts') || file.endsWith('/e2e-chart-node.test.ts')) return 3;
+  if (file.endsWith('/e2e-chart-node.test.ts')) return 0;
+  if (file.endsWith('/node.test.ts')) return 3;
   if (/\/chaos-[^/]*\.test\.ts$/.test(file)) return 2;
   return 1;
 }

@@ -5,11 +5,15 @@
  * changes only generated files (marked so in their first line) or generated regions; the new
  * kind type-checks (its folder and the api index, whose generated exports must not collide), and
  * the shared checks pass in the copy with the kind in it: registry, reasons, CRDs and samples,
- * generated files up to date, sandbox samples, adapter size.
+ * generated files up to date, sandbox samples, adapter size; and the conformance suite
+ * (test/integration/conformance.test.ts), restricted to the kind, passes with the data the
+ * scaffold writes (on a control plane of its own: 40 to 60 seconds).
  *
  * The type check covers the new folder and `src/api/v1alpha1/index.ts`, not the whole copy (a
- * full `tsc` takes over a minute on a busy machine): the registry line adds one element of type
- * `KindRegistration`, which the kind's own index.ts already declares and the checks below load.
+ * full `tsc` takes over a minute on a busy machine, and the conformance data pulls in the whole
+ * integration harness; the conformance run below loads it): the registry line adds one element of
+ * type `KindRegistration`, which the kind's own index.ts already declares and the checks below
+ * load.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -26,6 +30,7 @@ const kindFiles = [
   `src/controllers/${kebab}/reasons.ts`,
   `config/samples/${kebab}.yaml`,
   `docs/kinds/${kebab}.md`,
+  `test/support/conformance/kinds/${kebab}.ts`,
 ];
 
 /** The shared checks every kind passes, run in the copy. */
@@ -41,11 +46,12 @@ const sharedChecks = [
 let copy = '';
 
 /**
- * Runs `command` in the copy, without the outer vitest's environment; returns stdout, or throws
- * with its output.
+ * Runs `command` in the copy, without the outer vitest's environment (plus `extraEnv`); returns
+ * stdout, or throws with its output.
  */
-function run(command: string, args: readonly string[]): string {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST')));
+function run(command: string, args: readonly string[], extraEnv: Record<string, string> = {}): string {
+  const inherited = Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST'));
+  const env = { ...Object.fromEntries(inherited), ...extraEnv };
   try {
     return execFileSync(command, args, { cwd: copy, env, encoding: 'utf8', stdio: 'pipe' });
   } catch (error) {
@@ -149,4 +155,24 @@ describe('npm run new-kind', () => {
     expect(output).toMatch(/Test Files\s.*6 passed/);
     expect(output).toContain('ThrowAwayWidget describes every field');
   }, 120_000);
+
+  it('passes the conformance suite, restricted to the kind, on a real control plane', () => {
+    const output = run(
+      process.execPath,
+      [
+        'node_modules/vitest/vitest.mjs',
+        'run',
+        '--project',
+        'integration',
+        '--maxWorkers',
+        '1',
+        '--reporter',
+        'verbose',
+        'test/integration/conformance.test.ts',
+      ],
+      { COFFER_CONFORMANCE_KINDS: 'ThrowAwayWidget' },
+    );
+    expect(output).toMatch(/Tests\s.*3 passed/);
+    expect(output).toMatch(/✓.*ThrowAwayWidget.* > .*missing-connection/);
+  }, 180_000);
 });

@@ -68,12 +68,15 @@ describe('FolderCheckSchedule', () => {
     };
     const schedule = new FolderCheckSchedule({ run, periodOf: () => 60_000 }, timing(1_000, 10_000));
     const start = Date.now();
+    expect(schedule.nextDueAt()).toBeUndefined();
     schedule.touch('s');
     schedule.touch('s');
+    expect(schedule.nextDueAt()).toBe(start + 1_000);
     await vi.advanceTimersByTimeAsync(999);
     expect(runs).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
     expect(runs).toEqual([start + 1_000]);
+    expect(schedule.nextDueAt()).toBe(Date.now()); // a check runs now
     schedule.touch('s'); // during the run: one more check after it
     schedule.touch('s');
     await vi.advanceTimersByTimeAsync(500);
@@ -85,6 +88,7 @@ describe('FolderCheckSchedule', () => {
     release?.();
     await vi.advanceTimersByTimeAsync(60_000);
     expect(runs).toHaveLength(2);
+    expect(schedule.nextDueAt()).toBeUndefined(); // no stream open: no periodic check
   });
 
   it('runs nothing for a stream it was told to forget', async () => {

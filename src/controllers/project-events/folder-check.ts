@@ -196,6 +196,14 @@ export class FolderCheckSchedule {
     this.schedules.delete(streamKey);
   }
 
+  /** When the next check starts (clock ms): now while one runs; undefined when none is planned. */
+  nextDueAt(): number | undefined {
+    let next = Infinity;
+    for (const s of this.schedules.values())
+      next = Math.min(next, s.running ? this.clock() : s.timer ? s.timerAt : Infinity);
+    return next === Infinity ? undefined : next;
+  }
+
   /** Cancels every scheduled check (the background stopped). */
   stop(): void {
     for (const key of [...this.schedules.keys()]) this.forget(key);

@@ -198,6 +198,18 @@ describe('ProjectEventHub (fake events API)', () => {
     expect(hub.streamCount).toBe(0);
   });
 
+  it('tells when it next acts on its own: now while a stream connects, nothing once it is open', async () => {
+    const events = new FakeEvents();
+    const client = { events } as unknown as ServiceClient;
+    const { hub, stop } = rig(client);
+    stops.push(stop);
+    hub.register(resource('a'), interest(client, 'p1', 'dev:/'));
+    expect(hub.nextScheduledAt()).toBeUndefined(); // not started
+    hub.start(stop.signal);
+    expect(hub.nextScheduledAt()).toBeLessThanOrEqual(Date.now());
+    await waitFor(() => events.open === 1 && hub.nextScheduledAt() === undefined, { timeoutMs: 2000 });
+  });
+
   it('stops its streams when the background stops and resumes them on a later start', async () => {
     const events = new FakeEvents();
     const client = { events } as unknown as ServiceClient;

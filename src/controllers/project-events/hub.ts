@@ -317,6 +317,19 @@ export class ProjectEventHub {
     return this.streams.get(`${connectionKey}|${projectId}`)?.state ?? { state: 'Connecting' };
   }
 
+  /**
+   * When the hub next does work on its own (ms since the epoch), if planned: a folder check, or a
+   * stream connecting, reopening or waiting to reconnect (an open makes its resources read again).
+   */
+  nextScheduledAt(): number | undefined {
+    const times = [
+      this.folderChecks?.nextDueAt(),
+      ...[...this.streams.values()].map((s) => s.nextActionAt()),
+    ];
+    const due = times.filter((t) => t !== undefined);
+    return due.length > 0 ? Math.min(...due) : undefined;
+  }
+
   /** Number of streams (open or reconnecting); one per (connection, project) in use. */
   get streamCount(): number {
     return this.streams.size;

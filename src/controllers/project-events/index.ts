@@ -20,6 +20,11 @@ export type { EventScope } from './registrations.ts';
 
 const hubs = new WeakMap<OperatorServices, Map<string, ProjectEventHub>>();
 
+/** The hubs created so far for this operator, one per kind. */
+export function projectEventHubs(services: OperatorServices): readonly ProjectEventHub[] {
+  return [...(hubs.get(services)?.values() ?? [])];
+}
+
 /**
  * The hub of `kind` for this operator, created on first use (`extra` applies only then: e.g. a
  * `wake` that debounces the resources a change concerns, or `folderGone` for folder checks).

@@ -83,6 +83,9 @@ export class ProjectStream {
   private readonly stopper = new AbortController();
   private current: { readonly abort: AbortController; readonly key: string } | undefined;
   private debounce: NodeJS.Timeout | undefined;
+  /** When the pending debounce, or the sleep before the next attempt, ends (ms since the epoch). */
+  private debounceAt: number | undefined;
+  private retryAt: number | undefined;
   private running = false;
   private stateNow: EventStreamState = { state: 'Connecting' };
   /** Counts the subscriptions opened; a change of epoch means events may have been missed. */
@@ -115,6 +118,18 @@ export class ProjectStream {
     return open && this.stateNow.state === 'Active' && covers(open, scope) ? this.epochNow : undefined;
   }
 
+  /**
+   * When the stream next acts on its own (ms since the epoch): now while it connects, the end of
+   * a pending debounce or of the wait before reconnecting; undefined while open and settled.
+   */
+  nextActionAt(): number | undefined {
+    if (!this.running) return undefined;
+    const connecting = this.current !== undefined && this.openRegistrations === undefined;
+    const times = [connecting ? Date.now() : undefined, this.debounceAt, this.retryAt];
+    const due = times.filter((t) => t !== undefined);
+    return due.length > 0 ? Math.min(...due) : undefined;
+  }
+
   /** Starts the connect loop (once); it ends when `signal` aborts or on `close()`. */
   start(signal: AbortSignal): void {
     if (this.running) return;
@@ -128,7 +143,9 @@ export class ProjectStream {
   /** The registrations may have changed: reopen the stream (debounced) if they did. */
   refresh(): void {
     clearTimeout(this.debounce);
+    this.debounceAt = Date.now() + this.timing.debounceMs;
     this.debounce = setTimeout(() => {
+      this.debounceAt = undefined;
       const current = this.current;
       if (current && current.key !== registrationKey(this.hooks.registrations())) current.abort.abort();
     }, this.timing.debounceMs);
@@ -138,6 +155,7 @@ export class ProjectStream {
   /** Stops the stream for good. */
   close(): void {
     clearTimeout(this.debounce);
+    this.debounceAt = undefined;
     this.stopper.abort();
   }
 
@@ -166,7 +184,10 @@ export class ProjectStream {
         { projectId: this.projectId, reason: outcome.state.reason, message: outcome.state.message },
         'project event stream ended; reconnecting later',
       );
-      await sleep(outcome.retryMs ?? backoff, signal);
+      const retryMs = outcome.retryMs ?? backoff;
+      this.retryAt = Date.now() + retryMs;
+      await sleep(retryMs, signal);
+      this.retryAt = undefined;
     }
   }
 

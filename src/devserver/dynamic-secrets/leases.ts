@@ -103,12 +103,31 @@ export async function renewLease(
   return lease;
 }
 
+/** Revocations in progress per devserver, so a request and the expiry sweep share one. */
+const revoking = new WeakMap<DevApp, Map<string, Promise<DynamicSecretLeaseRecord>>>();
+
 /**
  * Revokes a lease with its provider and deletes it. When the provider fails: with `isForced` the
  * lease is deleted anyway; without, the lease stays with status `failed-deletion` and the reason,
- * and the reaper retries later. Returns the lease as it was deleted or updated.
+ * and the reaper retries later. Returns the lease as it was deleted or updated. A revocation of
+ * the same lease already in progress is joined instead of started again.
  */
-export async function revokeLease(
+export function revokeLease(
+  app: DevApp,
+  ds: DynamicSecretRecord,
+  lease: DynamicSecretLeaseRecord,
+  isForced: boolean,
+): Promise<DynamicSecretLeaseRecord> {
+  const running = revoking.get(app) ?? new Map<string, Promise<DynamicSecretLeaseRecord>>();
+  revoking.set(app, running);
+  const existing = running.get(lease.id);
+  if (existing) return existing;
+  const started = revokeNow(app, ds, lease, isForced).finally(() => running.delete(lease.id));
+  running.set(lease.id, started);
+  return started;
+}
+
+async function revokeNow(
   app: DevApp,
   ds: DynamicSecretRecord,
   lease: DynamicSecretLeaseRecord,

@@ -8,7 +8,8 @@
  * 404 when not attached, 401 `KubernetesTokenReviewError` when the review fails or does not
  * authenticate, 401 "Access denied: K8s … not allowed." for a mismatch. No lockout (the service
  * has none for this method); failures count toward the route's rate limit. No token is logged or
- * echoed.
+ * echoed; an accepted login is recorded with the review's credential id (the token's `jti`) and
+ * Pod name (`DevApp.kubernetesLogins`).
  */
 import { z } from 'zod';
 import type { DevApp } from '../../app.ts';
@@ -29,7 +30,7 @@ const loginSchema = z.object({
 interface ReviewStatus {
   authenticated?: boolean;
   error?: string;
-  user?: { username?: string };
+  user?: { username?: string; extra?: Record<string, string[] | undefined> };
   audiences?: string[];
 }
 
@@ -129,6 +130,13 @@ async function login(app: DevApp, body: unknown): Promise<unknown> {
   checkReview(record.config, status);
   identity.lastLoginAuthMethod = 'kubernetes-auth';
   identity.lastLoginTime = app.iso();
+  const extra = status.user?.extra ?? {};
+  app.recordKubernetesLogin({
+    identityId: identity.id,
+    time: identity.lastLoginTime,
+    credentialId: extra['authentication.kubernetes.io/credential-id']?.[0] ?? '',
+    podName: extra['authentication.kubernetes.io/pod-name']?.[0] ?? '',
+  });
   const { record: token, jwt } = issueAccessToken(app, record);
   return tokenResponse(token, jwt);
 }
