@@ -1,9 +1,10 @@
 // DynamicSecret against the real control plane, a devserver and a private PostgreSQL: the
 // definition is created (Ready, with its id) and issues a lease that logs in to the database; a TTL
-// change and a changed admin password in the referenced Secret reach the service; drift in the
-// service is corrected; the CRD refuses bad TTLs and providers; a missing Secret or key is
-// Synced=False with its reason; Delete removes the definition, Orphan keeps it. The admin password
-// never appears in the resource, its events or the operator's log.
+// change and a changed admin password in the referenced Secret reach the service; the CRD refuses
+// bad TTLs and providers; a missing Secret or key is Synced=False with its reason; Delete removes
+// the definition, Orphan keeps it. The admin password never appears in the resource, its events or
+// the operator's log. The cases every managed kind shares (drift, adoption, AlreadyExists,
+// ObserveOnly, ...) run in conformance.test.ts (test/support/conformance/kinds/dynamic-secret.ts).
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -140,19 +141,6 @@ describe('DynamicSecret', () => {
       dynamicSecretName: 'orders-db',
     });
     expect(await loginAs(data)).toBe(data['DB_USERNAME']);
-  });
-
-  it('corrects a TTL changed in the service', async () => {
-    await h.service.dynamicSecrets.update('orders-db', { ...scope(), data: { defaultTTL: '5m' } });
-    await h.requestReconcile('DynamicSecret', 'orders-db');
-    await waitFor(async () => (await stored('orders-db')).defaultTTL === '2h', {
-      timeoutMs: 15_000,
-      message: 'the default TTL restored',
-    });
-    await h.waitForEvent(
-      'orders-db',
-      (e) => e.reason === 'UpdatedExternal' && /defaultTTL/.test(e.message ?? ''),
-    );
   });
 
   it.each([
