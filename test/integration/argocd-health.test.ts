@@ -11,14 +11,14 @@
  * `npm run capture:argocd` rewrites them from this run).
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import '../../src/controllers/reasons.ts';
 import { ANNOTATION_EXTERNAL_ID, ANNOTATION_PAUSED } from '../../src/runtime/object-meta.ts';
 import { classOfReason, type ReasonClass } from '../../src/runtime/reasons.ts';
 import { capturing, HealthCases } from '../support/argocd-cases.ts';
 import { buildGopherLua, healthInGopherLua, healthInLua54 } from '../support/argocd-health.ts';
 import { kstatusOf, type KstatusStatus } from '../support/kstatus.ts';
-import { startPostgres, type PostgresServer } from '../support/postgres.ts';
+import { startPostgres } from '../support/postgres.ts';
 import {
   HARNESS_CONNECTION,
   HARNESS_TOKEN_SECRET,
@@ -29,7 +29,6 @@ import {
 
 let h: OperatorHarness;
 let gopherLua = '';
-let db: PostgresServer | undefined;
 const suffix = randomBytes(3).toString('hex');
 const connectionRef = { name: HARNESS_CONNECTION };
 const projectRef = { name: 'shop' };
@@ -130,7 +129,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h?.stop();
-  db?.stop();
 });
 
 describe('Connection and ClusterConnection', () => {
@@ -442,36 +440,15 @@ describe('SecretBatch, Integration, CertificateAuthority', () => {
 });
 
 describe('DynamicSecret', () => {
-  const sql = (host: string, port: number, user: string) => ({
-    client: 'postgres',
-    host,
-    port,
-    database: 'postgres',
-    username: user,
-    passwordSecretRef: { name: 'db-admin', key: 'password' },
-    creationStatement: `CREATE ROLE "{{username}}" WITH LOGIN PASSWORD '{{password}}';`,
-    revocationStatement: `DROP ROLE IF EXISTS "{{username}}";`,
-  });
-  const dynamicSecret = (name: string, provider: Record<string, unknown>) => ({
-    connectionRef,
-    projectRef,
-    environment: 'dev',
-    name,
-    defaultTTL: '1h',
-    provider: { sqlDatabase: provider },
-  });
-
-  it('waiting for its Secret is Progressing; a database the service cannot reach Degraded; a reachable one Healthy', async () => {
-    db = await startPostgres();
-    await h.create(
-      'DynamicSecret',
-      'unreachable',
-      dynamicSecret('unreachable', sql('127.0.0.1', 1, 'admin')),
-    );
+  it('waiting for its Secret is Progressing; an unreachable database Degraded; a reachable one Healthy', async () => {
+    const db = await startPostgres();
+    onTestFinished(() => db.stop());
+    const spec = (name: string, host: string, port: number) => ({ connectionRef, projectRef, environment: 'dev', name, defaultTTL: '1h', provider: { sqlDatabase: { client: 'postgres', host, port, database: db.database, username: db.user, passwordSecretRef: { name: 'db-admin', key: 'password' }, creationStatement: 'SELECT 1', revocationStatement: 'SELECT 1' } } }); // prettier-ignore
+    await h.create('DynamicSecret', 'unreachable', spec('unreachable', '127.0.0.1', 1));
     await expectHealth('DynamicSecret', 'unreachable', synced('SecretNotFound', 'Progressing'));
     await h.createSecret('db-admin', { password: db.password });
     await expectHealth('DynamicSecret', 'unreachable', synced('Rejected', 'Degraded'));
-    await h.create('DynamicSecret', 'db', dynamicSecret('db', sql(db.host, db.port, db.user)));
+    await h.create('DynamicSecret', 'db', spec('db', db.host, db.port));
     await expectHealth('DynamicSecret', 'db', ready);
   });
 });
