@@ -2,15 +2,18 @@
 // definition is created (Ready, with its id) and issues a lease that logs in to the database; a TTL
 // change and a changed admin password in the referenced Secret reach the service; the CRD refuses
 // bad TTLs and providers; a missing Secret or key is Synced=False with its reason; Delete removes
-// the definition, Orphan keeps it. The admin password never appears in the resource, its events or
+// the definition, Orphan keeps it; a Kubernetes provider's cluster token from a Secret issues a
+// ServiceAccount token. The admin password and cluster token never appear in the resource, its events or
 // the operator's log. The cases every managed kind shares (drift, adoption, AlreadyExists,
 // ObserveOnly, ...) run in conformance.test.ts (test/support/conformance/kinds/dynamic-secret.ts).
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamicSecretController } from '../../src/controllers/dynamic-secret/index.ts';
 import { projectController } from '../../src/controllers/project/index.ts';
-import { statusCodeOf, waitFor } from '../support/kube.ts';
+import { clusterFromInjected, statusCodeOf, waitFor } from '../support/kube.ts';
 import { HARNESS_CONNECTION, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
 import { startPostgres, type PostgresServer } from '../support/postgres.ts';
 
@@ -20,6 +23,7 @@ let projectSlug = '';
 const connectionRef = { name: HARNESS_CONNECTION };
 const ADMIN_ROLE = 'coffer_admin';
 const passwords = [randomBytes(12).toString('hex'), randomBytes(12).toString('hex')] as const;
+let clusterToken = '';
 
 /** Runs `sql` as the server's superuser. */
 async function asSuperuser(sql: string): Promise<void> {
@@ -202,10 +206,46 @@ describe('DynamicSecret', () => {
     expect((await stored('kept')).id).toBe(ready.status?.id);
   });
 
-  it('never puts the admin password in resources, events or logs', async () => {
+  it('defines a Kubernetes provider whose cluster token comes from a Secret, and it issues a token', async () => {
+    const ns = h.namespace;
+    for (const name of ['leased', 'provisioner']) {
+      await h.core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name } } });
+    }
+    const rbac = h.kubeConfig.makeApiClient(RbacAuthorizationV1Api);
+    const rules = [
+      { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get', 'list'] },
+      { apiGroups: [''], resources: ['serviceaccounts/token'], verbs: ['create'] },
+    ];
+    await rbac.createNamespacedRole({ namespace: ns, body: { metadata: { name: 'provisioner' }, rules } });
+    const roleRef = { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'provisioner' };
+    const subjects = [{ kind: 'ServiceAccount', name: 'provisioner', namespace: ns }];
+    await rbac.createNamespacedRoleBinding({ namespace: ns, body: { metadata: { name: 'provisioner' }, roleRef, subjects } }); // prettier-ignore
+    const issued = await h.core.createNamespacedServiceAccountToken({ namespace: ns, name: 'provisioner', body: { spec: { expirationSeconds: 3600 } } }); // prettier-ignore
+    clusterToken = issued.status?.token ?? '';
+    await h.createSecret('cluster-token', { token: clusterToken });
+    const cluster = clusterFromInjected();
+    const kubernetes = {
+      url: cluster.info.server,
+      clusterTokenSecretRef: { name: 'cluster-token', key: 'token' },
+      ca: readFileSync(cluster.info.caCertPath, 'utf8'),
+      sslEnabled: true,
+      credentialType: 'static',
+      namespace: ns,
+      serviceAccountName: 'leased',
+      audiences: ['dyn-test'],
+    };
+    await h.create('DynamicSecret', 'cluster', spec('cluster', { provider: { kubernetes } }));
+    const ready = await h.waitForReady('DynamicSecret', 'cluster');
+    expect(ready.status).toMatchObject({ provider: 'kubernetes' });
+    const { data } = await h.service.dynamicSecrets.createLease({ ...scope(), dynamicSecretName: 'cluster' });
+    expect(data['TOKEN']?.split('.')).toHaveLength(3);
+  });
+
+  it('never puts the admin password or cluster token in resources, events or logs', async () => {
     const events = JSON.stringify(await h.events('orders-db'));
     const obj = JSON.stringify(await h.get('DynamicSecret', 'orders-db'));
-    for (const password of passwords) {
+    expect(clusterToken.length).toBeGreaterThan(0);
+    for (const password of [...passwords, clusterToken]) {
       expect(events.includes(password)).toBe(false);
       expect(obj.includes(password)).toBe(false);
       expect(h.logs().includes(password)).toBe(false);
