@@ -35,6 +35,8 @@ const lifetime = {
   accessTokenNumUsesLimit: 0,
   accessTokenTrustedIps: [{ ipAddress: '0.0.0.0', type: 'ipv4', prefix: 0 }],
 };
+const dynScope = { projectSlug: 'demo', environmentSlug: 'dev', path: '/' };
+const dynamicSecret = { id: 'd1', name: 'db', type: 'sql-database', defaultTTL: '1h', maxTTL: null };
 const project = {
   id: 'p1',
   name: 'Demo',
@@ -165,6 +167,12 @@ const cases: Case[] = [
   { op: 'secrets.batchCreate', method: 'POST', path: '/api/v3/secrets/batch/raw', reply: { secrets: [secret] }, call: (c) => c.secrets.batchCreate({ ...scope, secrets: [{ secretKey: 'A', secretValue: 'v' }] }), expected: [secret] },
   { op: 'secrets.batchUpdate', method: 'PATCH', path: '/api/v3/secrets/batch/raw', reply: { secrets: [secret] }, call: (c) => c.secrets.batchUpdate({ ...scope, mode: 'upsert', secrets: [{ secretKey: 'A', secretValue: 'v' }] }), expected: [secret] },
   { op: 'secrets.batchDelete', method: 'DELETE', path: '/api/v3/secrets/batch/raw', reply: { secrets: [secret] }, call: (c) => c.secrets.batchDelete({ ...scope, secrets: [{ secretKey: 'A' }] }), expected: [secret] },
+  { op: 'dynamicSecrets.create', method: 'POST', path: '/api/v1/dynamic-secrets', reply: { dynamicSecret }, call: (c) => c.dynamicSecrets.create({ ...dynScope, name: 'db', provider: { type: 'sql-database', inputs: {} }, defaultTTL: '1h' }), expected: dynamicSecret },
+  { op: 'dynamicSecrets.get', method: 'GET', path: '/api/v1/dynamic-secrets/db', query: dynScope, reply: { dynamicSecret }, call: (c) => c.dynamicSecrets.get('db', dynScope), expected: dynamicSecret },
+  { op: 'dynamicSecrets.list', method: 'GET', path: '/api/v1/dynamic-secrets', query: dynScope, reply: { dynamicSecrets: [dynamicSecret] }, call: (c) => c.dynamicSecrets.list(dynScope), expected: [dynamicSecret] },
+  { op: 'dynamicSecrets.update', method: 'PATCH', path: '/api/v1/dynamic-secrets/db', reply: { dynamicSecret }, call: (c) => c.dynamicSecrets.update('db', { ...dynScope, data: { defaultTTL: '2h' } }), expected: dynamicSecret },
+  { op: 'dynamicSecrets.delete', method: 'DELETE', path: '/api/v1/dynamic-secrets/db', reply: { dynamicSecret }, call: (c) => c.dynamicSecrets.delete('db', dynScope), expected: dynamicSecret },
+  { op: 'dynamicSecrets.createLease', method: 'POST', path: '/api/v1/dynamic-secrets/leases', reply: { lease: { id: 'l1', expireAt: '2026-01-01T00:00:00.000Z' }, dynamicSecret, data: { TOKEN: 't' } }, call: (c) => c.dynamicSecrets.createLease({ ...dynScope, dynamicSecretName: 'db' }), expected: { lease: { id: 'l1' } } },
   { op: 'folders.create', method: 'POST', path: '/api/v2/folders', reply: { folder }, call: (c) => c.folders.create({ projectId: 'p1', environment: 'dev', name: 'app' }), expected: folder },
   { op: 'folders.list', method: 'GET', path: '/api/v2/folders', query: { projectId: 'p1', environment: 'dev', path: '/' }, reply: { folders: [folder] }, call: (c) => c.folders.list({ projectId: 'p1', environment: 'dev', path: '/' }), expected: [folder] },
   { op: 'folders.delete', method: 'DELETE', path: '/api/v2/folders/app', reply: { folder }, call: (c) => c.folders.delete('app', { projectId: 'p1', environment: 'dev', path: '/' }), expected: folder },

@@ -126,6 +126,17 @@ export type {
   UpdatePrivilegeV1Input,
 } from './privileges.ts';
 export type {
+  CreateDynamicSecretInput,
+  CreateLeaseInput,
+  DeleteDynamicSecretInput,
+  DynamicSecret,
+  DynamicSecretLease,
+  DynamicSecretScope,
+  DynamicSecretsApi,
+  LeaseResult,
+  UpdateDynamicSecretInput,
+} from './dynamic-secrets.ts';
+export type {
   CreateProjectTemplateInput,
   ProjectTemplate,
   ProjectTemplatesApi,

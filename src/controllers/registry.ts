@@ -10,6 +10,7 @@ import { bootstrapRegistration } from './bootstrap/index.ts';
 import { certificateAuthorityRegistration } from './certificate-authority/index.ts';
 import { clusterConnectionRegistration } from './cluster-connection/index.ts';
 import { connectionRegistration } from './connection/index.ts';
+import { dynamicSecretRegistration } from './dynamic-secret/index.ts';
 import { identityAuthRegistration } from './identity-auth/index.ts';
 import { identityRegistration } from './identity/index.ts';
 import { integrationRegistration } from './integration/index.ts';
@@ -34,6 +35,7 @@ export const kindRegistry: readonly KindRegistration[] = [
   integrationRegistration,
   certificateAuthorityRegistration,
   workloadSecretRegistration,
+  dynamicSecretRegistration,
 ];
 
 /** The definitions (schemas and metadata) of every kind, in registry order: what the CRDs are built from. */

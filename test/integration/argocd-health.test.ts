@@ -11,13 +11,14 @@
  * `npm run capture:argocd` rewrites them from this run).
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import '../../src/controllers/reasons.ts';
 import { ANNOTATION_EXTERNAL_ID, ANNOTATION_PAUSED } from '../../src/runtime/object-meta.ts';
 import { classOfReason, type ReasonClass } from '../../src/runtime/reasons.ts';
 import { capturing, HealthCases } from '../support/argocd-cases.ts';
 import { buildGopherLua, healthInGopherLua, healthInLua54 } from '../support/argocd-health.ts';
 import { kstatusOf, type KstatusStatus } from '../support/kstatus.ts';
+import { startPostgres } from '../support/postgres.ts';
 import {
   HARNESS_CONNECTION,
   HARNESS_TOKEN_SECRET,
@@ -435,6 +436,20 @@ describe('SecretBatch, Integration, CertificateAuthority', () => {
     await expectHealth('CertificateAuthority', 'root', ready);
     await h.create('CertificateAuthority', 'issuing', ca('Shop Issuing', { type: 'intermediate' }));
     await expectHealth('CertificateAuthority', 'issuing', notReady('PendingCertificate', 'Degraded'));
+  });
+});
+
+describe('DynamicSecret', () => {
+  it('waiting for its Secret is Progressing; an unreachable database Degraded; a reachable one Healthy', async () => {
+    const db = await startPostgres();
+    onTestFinished(() => db.stop());
+    const spec = (name: string, host: string, port: number) => ({ connectionRef, projectRef, environment: 'dev', name, defaultTTL: '1h', provider: { sqlDatabase: { client: 'postgres', host, port, database: db.database, username: db.user, passwordSecretRef: { name: 'db-admin', key: 'password' }, creationStatement: 'SELECT 1', revocationStatement: 'SELECT 1' } } }); // prettier-ignore
+    await h.create('DynamicSecret', 'unreachable', spec('unreachable', '127.0.0.1', 1));
+    await expectHealth('DynamicSecret', 'unreachable', synced('SecretNotFound', 'Progressing'));
+    await h.createSecret('db-admin', { password: db.password });
+    await expectHealth('DynamicSecret', 'unreachable', synced('Rejected', 'Degraded'));
+    await h.create('DynamicSecret', 'db', spec('db', db.host, db.port));
+    await expectHealth('DynamicSecret', 'db', ready);
   });
 });
 

@@ -44,7 +44,7 @@ function cell(
   return row?.[table.header.indexOf(column)];
 }
 
-/** Bootstrap, ProjectRole, IdentityAuth, SecretBatch, Integration, CertificateAuthority, WorkloadSecret: one each. */
+/** Bootstrap, ProjectRole, IdentityAuth, SecretBatch, Integration, CertificateAuthority, WorkloadSecret, DynamicSecret: one each. */
 async function createOneOfTheOtherKinds(): Promise<void> {
   await h.createSecret('cols-password', { password: 'sample-only-password' });
   await h.createSecret('aws', { id: 'AKIA-COLUMNS', secret: 'sample-only' });
@@ -94,6 +94,8 @@ async function createOneOfTheOtherKinds(): Promise<void> {
   });
   const sources = [{ projectRef, environment: 'dev' }];
   await h.create('WorkloadSecret', 'config', { connectionRef, sources, target: { secret: {} } });
+  const sqlDatabase = { client: 'postgres', host: 'db.cols.svc', port: 5432, database: 'cols', username: 'admin', passwordSecretRef: { name: 'no-such-secret', key: 'password' }, creationStatement: 'SELECT 1', revocationStatement: 'SELECT 1' }; // prettier-ignore
+  await h.create('DynamicSecret', 'db', { connectionRef, projectRef, environment: 'dev', name: 'db', defaultTTL: '1h', provider: { sqlDatabase } }); // prettier-ignore
 }
 
 beforeAll(async () => {
@@ -143,6 +145,7 @@ beforeAll(async () => {
     ['SecretBatch', 'config'],
     ['Integration', 'aws'],
     ['CertificateAuthority', 'root'],
+    ['DynamicSecret', 'db'],
   ] as const) {
     await waitFor(async () => ((await h.get(kind, name))?.status?.conditions?.length ?? 0) > 0, {
       message: `${kind} ${name} to report conditions`,

@@ -15,6 +15,7 @@ Everything, in the ClusterRole of cluster-wide mode (watchNamespaces empty).
     - bootstraps
     - certificateauthorities
     - connections
+    - dynamicsecrets
     - identities
     - identityauths
     - integrations
@@ -33,6 +34,7 @@ Everything, in the ClusterRole of cluster-wide mode (watchNamespaces empty).
     - bootstraps/status
     - certificateauthorities/status
     - connections/status
+    - dynamicsecrets/status
     - identities/status
     - identityauths/status
     - integrations/status
@@ -52,6 +54,7 @@ Everything, in the ClusterRole of cluster-wide mode (watchNamespaces empty).
     - bootstraps/finalizers
     - certificateauthorities/finalizers
     - connections/finalizers
+    - dynamicsecrets/finalizers
     - identities/finalizers
     - identityauths/finalizers
     - integrations/finalizers
@@ -80,6 +83,8 @@ Everything, in the ClusterRole of cluster-wide mode (watchNamespaces empty).
 # - CertificateAuthority: publishes the CA certificate and chain (spec.outputSecretName).
 # - WorkloadSecret: delivers into its target Secret (replaced whole; deleted and re-created when
 #   immutable or retyped).
+# - DynamicSecret: reads the Secrets holding its provider’s admin credential (passwordSecretRef,
+#   clusterTokenSecretRef).
 - apiGroups: ['']
   resources: ['secrets']
   verbs: ['get', 'list', 'watch', 'create', 'update', 'delete']
@@ -190,6 +195,7 @@ Namespaced mode: everything namespaced, in a Role per watched namespace.
     - bootstraps
     - certificateauthorities
     - connections
+    - dynamicsecrets
     - identities
     - identityauths
     - integrations
@@ -206,6 +212,7 @@ Namespaced mode: everything namespaced, in a Role per watched namespace.
     - bootstraps/status
     - certificateauthorities/status
     - connections/status
+    - dynamicsecrets/status
     - identities/status
     - identityauths/status
     - integrations/status
@@ -223,6 +230,7 @@ Namespaced mode: everything namespaced, in a Role per watched namespace.
     - bootstraps/finalizers
     - certificateauthorities/finalizers
     - connections/finalizers
+    - dynamicsecrets/finalizers
     - identities/finalizers
     - identityauths/finalizers
     - integrations/finalizers
@@ -251,6 +259,8 @@ Namespaced mode: everything namespaced, in a Role per watched namespace.
 # - CertificateAuthority: publishes the CA certificate and chain (spec.outputSecretName).
 # - WorkloadSecret: delivers into its target Secret (replaced whole; deleted and re-created when
 #   immutable or retyped).
+# - DynamicSecret: reads the Secrets holding its provider’s admin credential (passwordSecretRef,
+#   clusterTokenSecretRef).
 - apiGroups: ['']
   resources: ['secrets']
   verbs: ['get', 'list', 'watch', 'create', 'update', 'delete']

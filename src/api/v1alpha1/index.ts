@@ -18,6 +18,8 @@ export * from './common.ts';
 export * from './connection-fields.ts';
 export * from './connection.ts';
 export * from './duration.ts';
+export * from './dynamic-secret-provider.ts';
+export * from './dynamic-secret.ts';
 export * from './identity-auth-kubernetes.ts';
 export * from './identity-auth-methods.ts';
 export * from './identity-auth.ts';

@@ -4,6 +4,7 @@ import { bootstrapKind } from './bootstrap.ts';
 import { certificateAuthorityKind } from './certificate-authority.ts';
 import { clusterConnectionKind } from './cluster-connection.ts';
 import { connectionKind } from './connection.ts';
+import { dynamicSecretKind } from './dynamic-secret.ts';
 import { identityAuthKind } from './identity-auth.ts';
 import { identityKind } from './identity.ts';
 import { integrationKind } from './integration.ts';
@@ -29,4 +30,5 @@ export const allKinds = [
   integrationKind,
   certificateAuthorityKind,
   workloadSecretKind,
+  dynamicSecretKind,
 ] as const satisfies readonly KindDefinition[];
