@@ -154,3 +154,10 @@ export type {
   CreatedClientSecret,
   UniversalAuthSecretsApi,
 } from './universal-auth-secrets.ts';
+export type {
+  DynamicSecretLeasesApi,
+  IssuedLease,
+  IssueLeaseInput,
+  Lease,
+  LeaseScope,
+} from './dynamic-secret-leases.ts';

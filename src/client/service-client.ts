@@ -7,6 +7,7 @@ import type { Authenticator } from './auth.ts';
 import { authTokensApi, type AuthTokensApi } from './auth-tokens.ts';
 import { retryPolicy, type RetryOptions } from './retry-policy.ts';
 import { systemClock, type Clock } from '../runtime/clock.ts';
+import { dynamicSecretLeasesApi, type DynamicSecretLeasesApi } from './dynamic-secret-leases.ts';
 import { environmentsApi, type EnvironmentsApi } from './environments.ts';
 import { eventsApi, type EventsApi } from './events.ts';
 import { foldersApi, type FoldersApi } from './folders.ts';
@@ -62,6 +63,8 @@ export interface ServiceClient {
   readonly admin: AdminApi;
   /** Login, renew and revoke of access tokens (unauthenticated endpoints). */
   readonly auth: AuthTokensApi;
+  /** Leases of dynamic secrets (issue, get, renew, revoke, list). */
+  readonly dynamicSecretLeases: DynamicSecretLeasesApi;
   readonly environments: EnvironmentsApi;
   readonly events: EventsApi;
   readonly folders: FoldersApi;
@@ -119,6 +122,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     baseUrl: options.baseUrl,
     admin: adminApi(http),
     auth: tokens,
+    dynamicSecretLeases: dynamicSecretLeasesApi(http),
     environments: environmentsApi(http),
     events: eventsApi(http, shutdown.signal),
     folders: foldersApi(http),
