@@ -44,6 +44,14 @@ function isOurs(lease: Lease, uid: string, notBefore: number): boolean {
   return owner === uid && Date.parse(lease.createdAt) >= notBefore;
 }
 
+interface RecoveryScope {
+  readonly sources: readonly LeaseSource[];
+  readonly scopes: ReadonlyMap<number, LeaseScope>;
+  readonly client: ServiceClient;
+  readonly signal: AbortSignal;
+  readonly log: SourceContext['services']['log'];
+}
+
 /** True when `status` records a held or a replaced lease. */
 function holdsAny(status: unknown): boolean {
   const s = status as Partial<WorkloadSecretStatus> | undefined;
@@ -101,7 +109,7 @@ export class LeaseHolder {
     const recorded = { leases: status.leases ?? [], retired: status.retiredLeases ?? [] };
     const scopes = new Map<number, LeaseScope>();
     for (const s of sources) scopes.set(s.index, await leaseScopeOf(obj, s.source, ctx));
-    await this.recover(obj, fresh, { sources, scopes, client: ctx.client, signal: ctx.signal });
+    await this.recover(obj, fresh, { sources, scopes, client: ctx.client, signal: ctx.signal, log: ctx.services.log }); // prettier-ignore
     const deps = {
       client: ctx.client,
       signal: ctx.signal,
@@ -116,11 +124,7 @@ export class LeaseHolder {
   }
 
   /** Revokes the leases issued under an unacknowledged mark and recorded nowhere (module comment). */
-  private async recover(
-    obj: ManagedObject<unknown>,
-    fresh: FreshObject,
-    at: { sources: readonly LeaseSource[]; scopes: ReadonlyMap<number, LeaseScope>; client: ServiceClient; signal: AbortSignal }, // prettier-ignore
-  ): Promise<void> {
+  private async recover(obj: ManagedObject<unknown>, fresh: FreshObject, at: RecoveryScope): Promise<void> {
     const mark = fresh.metadata.annotations?.[ANNOTATION_LEASE_PENDING];
     if (!mark) return;
     const recorded = [...(fresh.status?.leases ?? []), ...(fresh.status?.retiredLeases ?? [])];
@@ -133,6 +137,11 @@ export class LeaseHolder {
       const leases = await listLeases(at.client, source.lease.name, scope, at.signal);
       const leaked = leases.filter((l) => !known.has(l.id) && isOurs(l, obj.metadata.uid ?? '', notBefore));
       for (const lease of leaked) await revokeLease(at.client, lease.id, scope, at.signal);
+      if (leaked.length > 0)
+        at.log.info(
+          { dynamicSecret: source.lease.name, count: leaked.length },
+          'revoked leases issued but never recorded',
+        );
     }
     await this.annotate(obj, null);
   }
@@ -152,7 +161,7 @@ export class LeaseHolder {
       const scope = await leaseScopeOf(obj, s.source, ctx).catch(() => undefined);
       if (scope) scopes.set(s.index, scope);
     }
-    await this.recover(obj, fresh, { sources, scopes, client, signal: ctx.signal });
+    await this.recover(obj, fresh, { sources, scopes, client, signal: ctx.signal, log: ctx.services.log });
     const held: HeldLease[] = (fresh.status?.leases ?? []).filter((l) => l.deletionPolicy === 'Revoke');
     for (const lease of [...held, ...(fresh.status?.retiredLeases ?? [])]) {
       await revokeLease(client, lease.leaseId, scopeOfHeld(lease), ctx.signal);
