@@ -137,8 +137,9 @@ export function workloadSecretSync(
         await leases?.round.abandon();
         throw error;
       }
-      const outcome = withLeases(deliveredOutcome(obj, delivery, ctx.now), leases?.round);
-      return live.finish(obj, delivery, outcome, ctx.now);
+      const outcome = await live.finish(obj, delivery, deliveredOutcome(obj, delivery, ctx.now), ctx.now);
+      // After the rollout and triggers: the next renewal or revocation may come sooner.
+      return withLeases(outcome, leases?.round);
     },
     forget: (request) => {
       live.forget(request);
