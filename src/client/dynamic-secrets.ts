@@ -26,15 +26,6 @@ export const dynamicSecretSchema = z.object({
 });
 export type DynamicSecret = z.output<typeof dynamicSecretSchema>;
 
-/** A lease as the service returns it (its credentials are in `LeaseResult.data`). */
-export const dynamicSecretLeaseSchema = z.object({
-  id: z.string().min(1),
-  externalEntityId: z.string().optional(),
-  expireAt: timestamp,
-  dynamicSecretId: z.string().optional(),
-});
-export type DynamicSecretLease = z.output<typeof dynamicSecretLeaseSchema>;
-
 const scope = {
   projectSlug: z.string().min(1),
   environmentSlug: z.string().min(1),
@@ -61,19 +52,11 @@ const updateSchema = z.object({
   }),
 });
 const deleteSchema = z.object({ ...scope, isForced: z.boolean().optional() });
-const leaseSchema = z.object({ ...scope, dynamicSecretName: z.string().min(1), ttl: z.string().optional() });
 
 export type DynamicSecretScope = z.input<typeof scopeSchema>;
 export type CreateDynamicSecretInput = z.input<typeof createSchema>;
 export type UpdateDynamicSecretInput = z.input<typeof updateSchema>;
 export type DeleteDynamicSecretInput = z.input<typeof deleteSchema>;
-export type CreateLeaseInput = z.input<typeof leaseSchema>;
-
-/** A new lease and its credentials (secret values: never log them). */
-export interface LeaseResult {
-  readonly lease: DynamicSecretLease;
-  readonly data: Readonly<Record<string, string>>;
-}
 
 /** Dynamic-secret operations. */
 export interface DynamicSecretsApi {
@@ -83,12 +66,10 @@ export interface DynamicSecretsApi {
   list(scope: DynamicSecretScope, options?: CallOptions): Promise<DynamicSecret[]>;
   update(name: string, input: UpdateDynamicSecretInput, options?: CallOptions): Promise<DynamicSecret>;
   delete(name: string, input: DeleteDynamicSecretInput, options?: CallOptions): Promise<DynamicSecret>;
-  createLease(input: CreateLeaseInput, options?: CallOptions): Promise<LeaseResult>;
 }
 
 const BASE = '/api/v1/dynamic-secrets';
 const one = envelope('dynamicSecret', dynamicSecretSchema);
-const leaseAnswer = z.object({ lease: dynamicSecretLeaseSchema, data: z.record(z.string(), z.string()) });
 
 function query(input: DynamicSecretScope, operation: string): Record<string, string | undefined> {
   return validateRequest(scopeSchema, input, operation);
@@ -128,11 +109,6 @@ export function dynamicSecretsApi(http: HttpClient): DynamicSecretsApi {
       const body = validateRequest(deleteSchema, input, 'dynamicSecrets.delete') as object;
       const path = named(name, 'dynamicSecrets.delete');
       return http.call({ operation: 'dynamicSecrets.delete', method: 'DELETE', path, body }, one, options);
-    },
-    createLease: async (input, options) => {
-      const body = validateRequest(leaseSchema, input, 'dynamicSecrets.createLease') as object;
-      const spec = { operation: 'dynamicSecrets.createLease', method: 'POST', path: `${BASE}/leases`, body } as const; // prettier-ignore
-      return http.call(spec, leaseAnswer, options);
     },
   };
 }

@@ -54,6 +54,8 @@ const privilege = {
 };
 const secret = { id: 's1', secretKey: 'A', secretValue: 'v', version: 1 };
 const folder = { id: 'f1', name: 'app' };
+const dsLease = { id: 'l1', expireAt: '2026-01-01T00:00:00.000Z', createdAt: '2026-01-01T00:00:00.000Z' };
+const dsScope = { projectSlug: 'demo', environmentSlug: 'dev', path: '/' };
 const integration = { id: 'n1', integration: 'aws', integrationAuthId: 'ia1', isActive: true };
 const integrationAuth = { id: 'ia1', projectId: 'p1', integration: 'aws-secret-manager' };
 const ca = { id: 'ca1', status: 'active', type: 'root', keyAlgorithm: 'RSA_2048', dn: 'CN=x' };
@@ -172,7 +174,11 @@ const cases: Case[] = [
   { op: 'dynamicSecrets.list', method: 'GET', path: '/api/v1/dynamic-secrets', query: dynScope, reply: { dynamicSecrets: [dynamicSecret] }, call: (c) => c.dynamicSecrets.list(dynScope), expected: [dynamicSecret] },
   { op: 'dynamicSecrets.update', method: 'PATCH', path: '/api/v1/dynamic-secrets/db', reply: { dynamicSecret }, call: (c) => c.dynamicSecrets.update('db', { ...dynScope, data: { defaultTTL: '2h' } }), expected: dynamicSecret },
   { op: 'dynamicSecrets.delete', method: 'DELETE', path: '/api/v1/dynamic-secrets/db', reply: { dynamicSecret }, call: (c) => c.dynamicSecrets.delete('db', dynScope), expected: dynamicSecret },
-  { op: 'dynamicSecrets.createLease', method: 'POST', path: '/api/v1/dynamic-secrets/leases', reply: { lease: { id: 'l1', expireAt: '2026-01-01T00:00:00.000Z' }, dynamicSecret, data: { TOKEN: 't' } }, call: (c) => c.dynamicSecrets.createLease({ ...dynScope, dynamicSecretName: 'db' }), expected: { lease: { id: 'l1' } } },
+  { op: 'dynamicSecretLeases.issue', method: 'POST', path: '/api/v1/dynamic-secrets/leases', reply: { lease: dsLease, data: { DB_USERNAME: 'u' } }, call: (c) => c.dynamicSecretLeases.issue({ ...dsScope, dynamicSecretName: 'db' }), expected: { lease: dsLease, data: { DB_USERNAME: 'u' } } },
+  { op: 'dynamicSecretLeases.get', method: 'GET', path: '/api/v1/dynamic-secrets/leases/l1', query: dsScope, reply: { lease: dsLease }, call: (c) => c.dynamicSecretLeases.get('l1', dsScope), expected: dsLease },
+  { op: 'dynamicSecretLeases.renew', method: 'POST', path: '/api/v1/dynamic-secrets/leases/l1/renew', reply: { lease: dsLease }, call: (c) => c.dynamicSecretLeases.renew('l1', dsScope), expected: dsLease },
+  { op: 'dynamicSecretLeases.revoke', method: 'DELETE', path: '/api/v1/dynamic-secrets/leases/l1', reply: { lease: dsLease }, call: (c) => c.dynamicSecretLeases.revoke('l1', dsScope), expected: dsLease },
+  { op: 'dynamicSecretLeases.list', method: 'GET', path: '/api/v1/dynamic-secrets/db/leases', query: dsScope, reply: { leases: [dsLease] }, call: (c) => c.dynamicSecretLeases.list('db', dsScope), expected: [dsLease] },
   { op: 'folders.create', method: 'POST', path: '/api/v2/folders', reply: { folder }, call: (c) => c.folders.create({ projectId: 'p1', environment: 'dev', name: 'app' }), expected: folder },
   { op: 'folders.list', method: 'GET', path: '/api/v2/folders', query: { projectId: 'p1', environment: 'dev', path: '/' }, reply: { folders: [folder] }, call: (c) => c.folders.list({ projectId: 'p1', environment: 'dev', path: '/' }), expected: [folder] },
   { op: 'folders.delete', method: 'DELETE', path: '/api/v2/folders/app', reply: { folder }, call: (c) => c.folders.delete('app', { projectId: 'p1', environment: 'dev', path: '/' }), expected: folder },

@@ -127,13 +127,10 @@ export type {
 } from './privileges.ts';
 export type {
   CreateDynamicSecretInput,
-  CreateLeaseInput,
   DeleteDynamicSecretInput,
   DynamicSecret,
-  DynamicSecretLease,
   DynamicSecretScope,
   DynamicSecretsApi,
-  LeaseResult,
   UpdateDynamicSecretInput,
 } from './dynamic-secrets.ts';
 export type {
@@ -165,3 +162,10 @@ export type {
   CreatedClientSecret,
   UniversalAuthSecretsApi,
 } from './universal-auth-secrets.ts';
+export type {
+  DynamicSecretLeasesApi,
+  IssuedLease,
+  IssueLeaseInput,
+  Lease,
+  LeaseScope,
+} from './dynamic-secret-leases.ts';

@@ -8,6 +8,7 @@ import { authTokensApi, type AuthTokensApi } from './auth-tokens.ts';
 import { retryPolicy, type RetryOptions } from './retry-policy.ts';
 import { systemClock, type Clock } from '../runtime/clock.ts';
 import { dynamicSecretsApi, type DynamicSecretsApi } from './dynamic-secrets.ts';
+import { dynamicSecretLeasesApi, type DynamicSecretLeasesApi } from './dynamic-secret-leases.ts';
 import { environmentsApi, type EnvironmentsApi } from './environments.ts';
 import { eventsApi, type EventsApi } from './events.ts';
 import { foldersApi, type FoldersApi } from './folders.ts';
@@ -64,6 +65,8 @@ export interface ServiceClient {
   /** Login, renew and revoke of access tokens (unauthenticated endpoints). */
   readonly auth: AuthTokensApi;
   readonly dynamicSecrets: DynamicSecretsApi;
+  /** Leases of dynamic secrets (issue, get, renew, revoke, list). */
+  readonly dynamicSecretLeases: DynamicSecretLeasesApi;
   readonly environments: EnvironmentsApi;
   readonly events: EventsApi;
   readonly folders: FoldersApi;
@@ -122,6 +125,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     admin: adminApi(http),
     auth: tokens,
     dynamicSecrets: dynamicSecretsApi(http),
+    dynamicSecretLeases: dynamicSecretLeasesApi(http),
     environments: environmentsApi(http),
     events: eventsApi(http, shutdown.signal),
     folders: foldersApi(http),

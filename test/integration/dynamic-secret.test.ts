@@ -119,7 +119,7 @@ describe('DynamicSecret', () => {
     expect(ds.inputs?.['password'] === passwords[0]).toBe(true);
     expect(JSON.stringify(ready)).not.toContain(passwords[0]);
 
-    const { data } = await h.service.dynamicSecrets.createLease({
+    const { data } = await h.service.dynamicSecretLeases.issue({
       ...scope(),
       dynamicSecretName: 'orders-db',
     });
@@ -140,7 +140,7 @@ describe('DynamicSecret', () => {
     await waitFor(async () => (await stored('orders-db')).inputs?.['password'] === passwords[1], {
       message: 'the new admin password in the service',
     });
-    const { data } = await h.service.dynamicSecrets.createLease({
+    const { data } = await h.service.dynamicSecretLeases.issue({
       ...scope(),
       dynamicSecretName: 'orders-db',
     });
@@ -237,7 +237,7 @@ describe('DynamicSecret', () => {
     await h.create('DynamicSecret', 'cluster', spec('cluster', { provider: { kubernetes } }));
     const ready = await h.waitForReady('DynamicSecret', 'cluster');
     expect(ready.status).toMatchObject({ provider: 'kubernetes' });
-    const { data } = await h.service.dynamicSecrets.createLease({ ...scope(), dynamicSecretName: 'cluster' });
+    const { data } = await h.service.dynamicSecretLeases.issue({ ...scope(), dynamicSecretName: 'cluster' });
     expect(data['TOKEN']?.split('.')).toHaveLength(3);
   });
 

@@ -19,6 +19,7 @@ local classes = {
   InvalidKey = "terminal",
   InvalidSpec = "terminal",
   InvalidValue = "terminal",
+  LeaseNotRenewed = "waiting",
   NamespaceNotAllowed = "terminal",
   NotFound = "terminal",
   Paused = "suspended",

@@ -35,6 +35,7 @@ export * from './secret-batch.ts';
 export * from './service-account-login.ts';
 export * from './status.ts';
 export * from './time-bounds.ts';
+export * from './workload-secret-lease.ts';
 export * from './workload-secret.ts';
 // <!-- /generated:exports -->
 

@@ -5,12 +5,12 @@
  * service object (direct reconciler); status holds counts, hashes and key names, never values.
  */
 import { z } from 'zod';
-import { goDurationPattern, parseDurationExact } from '../../runtime/duration.ts';
 import { connectionRef, dataKey, objectName, projectRef, slug } from './common.ts';
 import { defineKind } from './kind.ts';
 import { celCountPresent, countPresent, withRules } from './schema-helpers.ts';
 import { secretPath } from './secret-batch.ts';
 import { commonStatusFields } from './status.ts';
+import { dynamicSecretLease, goDuration, heldLease, maxLeaseSources } from './workload-secret-lease.ts';
 
 /** Most sources one WorkloadSecret merges. */
 export const maxWorkloadSecretSources = 20;
@@ -60,8 +60,14 @@ export const workloadSecretSource = withRules(
         'Expand secret references (${KEY}, ${env.path.KEY}) and include the folder imports, as the service ' +
           'does for its own clients. Default: true.',
       ),
+    dynamicSecret: dynamicSecretLease.optional(),
   }),
   [
+    {
+      rule: '!has(self.dynamicSecret) || !self.recursive',
+      message: 'a dynamicSecret source cannot be recursive',
+      check: (v) => v.dynamicSecret === undefined || !v.recursive,
+    },
     {
       rule: `${celCountPresent(projectSources)} == 1`,
       message: 'each source must set exactly one of projectRef, projectId or projectSlug',
@@ -191,16 +197,6 @@ export const workloadSecretTemplate = z
 
 export const rolloutWorkloadKinds = ['Deployment', 'StatefulSet', 'DaemonSet'] as const;
 
-const goDuration = (field: string, min: string, max: string) =>
-  withRules(z.string().max(64).regex(goDurationPattern, 'must be a Go duration such as 5s, 10m or 1h'), [
-    {
-      rule: `duration(self) >= duration('${min}') && duration(self) <= duration('${max}')`,
-      message: `${field} must be between ${min} and ${max}`,
-      check: (v) =>
-        parseDurationExact(v) >= parseDurationExact(min) && parseDurationExact(v) <= parseDurationExact(max),
-    },
-  ]);
-
 export const workloadSecretRollout = z
   .object({
     workloads: z
@@ -228,13 +224,15 @@ export const workloadSecretSpec = z
       'Who reads: a Connection of this namespace, or a ClusterConnection whose allowedNamespaces admit this ' +
         'namespace. Reconciliation waits until it is Ready.',
     ),
-    sources: z
-      .array(workloadSecretSource)
-      .min(1)
-      .max(maxWorkloadSecretSources)
-      .describe(
-        'Folders to read, merged in order: a key of a later source wins (collisions are listed in status).',
-      ),
+    sources: withRules(z.array(workloadSecretSource).min(1).max(maxWorkloadSecretSources), [
+      {
+        rule: `self.filter(s, has(s.dynamicSecret)).size() <= ${maxLeaseSources}`,
+        message: `at most ${maxLeaseSources} sources may set dynamicSecret`,
+        check: (v) => v.filter((s) => s.dynamicSecret !== undefined).length <= maxLeaseSources,
+      },
+    ]).describe(
+      'Folders to read, merged in order: a key of a later source wins (collisions are listed in status).',
+    ),
     target: workloadSecretTarget,
     template: workloadSecretTemplate.optional(),
     rollout: workloadSecretRollout.optional(),
@@ -290,6 +288,27 @@ export const workloadSecretStatus = z
       .max(100)
       .optional()
       .describe('Keys set by more than one source (the later one won), by name; at most 100 listed.'),
+    inputsHash: z
+      .string()
+      .max(64)
+      .optional()
+      .describe(
+        'Hash of what the delivered content was made from besides lease credentials (the other sources, the ' +
+          'template, the lease ids); with dynamicSecret sources, unchanged inputs and an intact target need no ' +
+          'new lease after an operator restart.',
+      ),
+    leases: z
+      .array(heldLease)
+      .max(maxLeaseSources)
+      .optional()
+      .describe('The lease each dynamicSecret source holds (ids and times, never credentials).'),
+    retiredLeases: z
+      .array(
+        heldLease.extend({ revokeAfter: z.iso.datetime({ offset: true }).describe('When it is revoked.') }),
+      )
+      .max(4 * maxLeaseSources)
+      .optional()
+      .describe('Replaced leases kept valid for rotationOverlap, then revoked.'),
     lastRestart: z
       .object({
         time: z.iso.datetime({ offset: true }).describe('When the workloads were restarted.'),

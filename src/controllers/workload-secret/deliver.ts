@@ -18,6 +18,7 @@ import type { TargetSpec } from './target-objects.ts';
 import type { targetApis } from './targets.ts';
 import { deliverTargets, type TargetCache, type TargetResult } from './targets.ts';
 import { renderContent } from './template/render.ts';
+import { leaseReads, type LeaseInput } from './leases/content.ts';
 
 export interface DeliveryContext {
   readonly client: ServiceClient;
@@ -28,6 +29,8 @@ export interface DeliveryContext {
   readonly signal: AbortSignal;
   /** Reads the sources (`live-delivery.ts`: what is still good is not read again); default all. */
   readonly readSources?: (readOne: (index: number) => Promise<SourceRead>) => Promise<SourceRead[]>;
+  /** The lease round of this delivery when the resource has `dynamicSecret` sources (`leases/`). */
+  readonly leases?: LeaseInput;
 }
 
 /** What a delivery did (no values). */
@@ -41,6 +44,19 @@ export interface Delivery {
   readonly targets: readonly TargetResult[];
   /** True when a target was created or updated. */
   readonly changed: boolean;
+  /** `status.inputsHash` with `dynamicSecret` sources. */
+  readonly inputsHash?: string;
+}
+
+/** A `dynamicSecret` source is read from its lease (`leases/content.ts`), not from its folder. */
+function leaseSourceRead(obj: ManagedObject<WorkloadSecretSpec>, index: number): SourceRead {
+  const source = obj.spec.sources[index];
+  const report = {
+    project: '',
+    environment: source?.environment ?? '',
+    secretPath: source?.secretPath ?? '/',
+  };
+  return { pairs: [], report: { ...report, count: 0 } };
 }
 
 /** The targets `spec` asks for, with `data`. */
@@ -78,12 +94,17 @@ export async function deliver(
   obj: ManagedObject<WorkloadSecretSpec>,
   ctx: DeliveryContext,
 ): Promise<Delivery> {
-  const readOne = (index: number) => readSource(obj, obj.spec.sources[index] ?? obj.spec.sources[0]!, ctx);
-  const reads = ctx.readSources
+  const readOne = async (index: number) =>
+    obj.spec.sources[index]?.dynamicSecret
+      ? leaseSourceRead(obj, index)
+      : readSource(obj, obj.spec.sources[index] ?? obj.spec.sources[0]!, ctx);
+  let reads = ctx.readSources
     ? await ctx.readSources(readOne)
     : await Promise.all(obj.spec.sources.map((_, index) => readOne(index)));
+  const leased = ctx.leases && (await leaseReads(obj, reads, ctx.leases, ctx.apis));
+  if (leased) reads = leased.reads;
   const merged = mergeSources(reads.map((r) => r.pairs));
-  const data = await renderContent(merged.data, obj.spec.template, obj.metadata);
+  const data = leased?.reuse ?? (await renderContent(merged.data, obj.spec.template, obj.metadata));
   checkContent(data);
   const targets = await deliverTargets(ctx.apis, targetSpecs(obj, data), obj, ctx.targetCache);
   return {
@@ -93,5 +114,6 @@ export async function deliver(
     collisions: merged.collisions,
     targets,
     changed: targets.some((t) => t.result !== 'unchanged'),
+    ...(leased ? { inputsHash: leased.inputsHash } : {}),
   };
 }

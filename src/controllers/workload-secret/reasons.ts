@@ -41,4 +41,12 @@ export const workloadSecretReasons = declareReasons('WorkloadSecret', {
       'the value. Nothing is written.',
     remedy: 'Fix the value in the service, or leave the key out with the source’s exclude.',
   },
+  LeaseNotRenewed: {
+    class: 'waiting',
+    conditions: ['Synced'],
+    description:
+      'A lease of a dynamicSecret source could not be renewed, replaced or revoked because the service did not ' +
+      'answer (unreachable, 5xx, timeout); the current lease and the target are kept until it expires, never ' +
+      'emptied, and the attempt is retried with backoff. The message names the lease and its expiry.',
+  },
 });

@@ -25,6 +25,8 @@ import { Reasons } from '../../runtime/conditions.ts';
 import { jitter, parseDuration } from '../../runtime/duration.ts';
 import { deliver, type Delivery } from './deliver.ts';
 import { LiveDelivery } from './live-delivery.ts';
+import { LeaseHolder } from './leases/holder.ts';
+import type { LeaseRound } from './leases/round.ts';
 import { adoptedTargetsRelease } from './release.ts';
 import { forgetRender } from './template/render.ts';
 import { targetApis } from './targets.ts';
@@ -65,7 +67,23 @@ export function statusAfter(
     lastSyncTime,
     sources: [...delivery.sources],
     collisions: delivery.collisions.slice(0, 100),
+    ...(delivery.inputsHash ? { inputsHash: delivery.inputsHash } : {}),
     ...(previous?.lastRestart ? { lastRestart: previous.lastRestart } : {}),
+  };
+}
+
+/** `outcome` with the lease round's status and its next renewal or revocation. */
+function withLeases(
+  outcome: DirectOutcome<WorkloadSecretStatusFields>,
+  round: LeaseRound | undefined,
+): DirectOutcome<WorkloadSecretStatusFields> {
+  if (!round) return outcome;
+  const due = round.nextDueMs();
+  const requeue = outcome.requeueAfterMs ?? undefined;
+  return {
+    ...outcome,
+    ...(outcome.status ? { status: { ...outcome.status, ...round.status() } } : {}),
+    ...(due !== undefined ? { requeueAfterMs: Math.min(due, requeue ?? due) } : {}),
   };
 }
 
@@ -103,19 +121,39 @@ export function workloadSecretSync(
 ): DirectSync<WorkloadSecretSpec, WorkloadSecretStatusFields> {
   const apis = targetApis(services.core);
   const live = new LiveDelivery(services);
+  const holder = new LeaseHolder(services);
+  const adopted = adoptedTargetsRelease(apis);
   return {
     async sync(obj, ctx) {
       const connection = await services.connectionFor(obj);
       const targetCache = services.cachedPayload?.bind(services);
       const base = { client: connection.client, services, apis, signal: ctx.signal, targetCache };
       const readSources = await live.sourcesReader(obj, connection, base);
-      const delivery = await deliver(obj, { ...base, readSources });
-      return live.finish(obj, delivery, deliveredOutcome(obj, delivery, ctx.now), ctx.now);
+      const leases = await holder.begin(obj, { ...base, now: ctx.now });
+      let delivery: Delivery;
+      try {
+        delivery = await deliver(obj, { ...base, readSources, ...(leases ? { leases } : {}) });
+      } catch (error) {
+        await leases?.round.abandon();
+        throw error;
+      }
+      const outcome = await live.finish(obj, delivery, deliveredOutcome(obj, delivery, ctx.now), ctx.now);
+      // After the rollout and triggers: the next renewal or revocation may come sooner.
+      return withLeases(outcome, leases?.round);
     },
     forget: (request) => {
       live.forget(request);
       forgetRender(request);
     },
-    release: adoptedTargetsRelease(apis),
+    release: {
+      holds: (obj) => adopted.holds(obj) || obj.spec.sources.some((s) => s.dynamicSecret !== undefined),
+      async release(obj, ctx) {
+        if ((obj.spec as Partial<WorkloadSecretSpec> | undefined)?.target?.adoptExisting)
+          await adopted.release(obj, ctx);
+        const connection = await services.connectionFor(obj);
+        const base = { client: connection.client, services, signal: ctx.signal, now: ctx.now };
+        await holder.release(obj, connection.client, base);
+      },
+    },
   };
 }

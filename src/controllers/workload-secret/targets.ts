@@ -40,7 +40,7 @@ import { workloadSecretReasons } from './reasons.ts';
 export type TargetWriteResult = 'created' | 'updated' | 'unchanged';
 
 /** Read, create, replace and delete of one target kind. */
-interface TargetApi {
+export interface TargetApi {
   read(namespace: string, name: string): Promise<TargetObject | undefined>;
   create(namespace: string, body: TargetObject): Promise<unknown>;
   replace(namespace: string, name: string, body: TargetObject): Promise<unknown>;
