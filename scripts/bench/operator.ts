@@ -188,7 +188,13 @@ function peakSampler(operator: OperatorProcess): RssSampler | undefined {
       const metrics = await operator.metrics();
       return (
         `${mib(sumMetric(metrics, 'nodejs_heap_size_used_bytes'))} / ${mib(sumMetric(metrics, 'nodejs_heap_size_total_bytes'))}, ` +
-        `external ${mib(sumMetric(metrics, 'nodejs_external_memory_bytes'))}`
+        `external ${mib(sumMetric(metrics, 'nodejs_external_memory_bytes'))}; spaces used/committed ` +
+        ['new', 'old', 'code', 'large_object', 'trusted']
+          .map(
+            (space) =>
+              `${space} ${mib(sumMetric(metrics, 'nodejs_heap_space_size_used_bytes', { space }))}/${mib(sumMetric(metrics, 'nodejs_heap_space_size_total_bytes', { space }))}`,
+          )
+          .join(', ')
       );
     },
   );
