@@ -27,7 +27,7 @@
  * cgroup of its own and its working set is the cgroup's usage minus its inactive file pages
  * (v1: `memory.usage_in_bytes − total_inactive_file`; v2: `memory.current − inactive_file`),
  * beside its anonymous memory (`RssAnon`) and RSS; the peak is the largest working set sampled
- * every 2 s. Where no memory cgroup can be created the working set is the process's
+ * every 2 s, printed with V8's heap used / committed in all and by space. Where no memory cgroup can be created the working set is the process's
  * `RssAnon + RssShmem + RssFile` (an upper bound) and says so.
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
