@@ -27,7 +27,10 @@ const { values, positionals } = parseCommandLine(usage, () =>
   }),
 );
 const [file] = positionals;
-if (!file || !values.path) throw new Error(usage);
+if (!file || !values.path) {
+  console.error(usage);
+  process.exit(2);
+}
 const selector = values.path.split('.');
 
 /** The label of edge `i`: a property name, `[]` for elements, `(internal:name)` otherwise. */
