@@ -27,7 +27,7 @@
  * cgroup of its own and its working set is the cgroup's usage minus its inactive file pages
  * (v1: `memory.usage_in_bytes − total_inactive_file`; v2: `memory.current − inactive_file`),
  * beside its anonymous memory (`RssAnon`) and RSS; the peak is the largest working set sampled
- * every 2 s. Where no memory cgroup can be created the working set is the process's
+ * every 2 s, printed with V8's heap used / committed in all and by space. Where no memory cgroup can be created the working set is the process's
  * `RssAnon + RssShmem + RssFile` (an upper bound) and says so.
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
@@ -188,7 +188,13 @@ function peakSampler(operator: OperatorProcess): RssSampler | undefined {
       const metrics = await operator.metrics();
       return (
         `${mib(sumMetric(metrics, 'nodejs_heap_size_used_bytes'))} / ${mib(sumMetric(metrics, 'nodejs_heap_size_total_bytes'))}, ` +
-        `external ${mib(sumMetric(metrics, 'nodejs_external_memory_bytes'))}`
+        `external ${mib(sumMetric(metrics, 'nodejs_external_memory_bytes'))}; spaces used/committed ` +
+        ['new', 'old', 'code', 'large_object', 'trusted']
+          .map(
+            (space) =>
+              `${space} ${mib(sumMetric(metrics, 'nodejs_heap_space_size_used_bytes', { space }))}/${mib(sumMetric(metrics, 'nodejs_heap_space_size_total_bytes', { space }))}`,
+          )
+          .join(', ')
       );
     },
   );

@@ -86,6 +86,36 @@ describe('internRepeatedStrings', () => {
     expect(interner.size).toBeLessThanOrEqual(3);
   });
 
+  it('holds the external id once per object and shares organization and environment names', () => {
+    const project = () =>
+      JSON.parse(
+        JSON.stringify({
+          metadata: { name: 'p', annotations: { 'coffer.dev/external-id': 'proj-1234' } },
+          spec: { environments: [{ name: 'Development', slug: 'dev' }] },
+          status: {
+            id: 'proj-1234',
+            createdId: 'proj-1234',
+            organizationId: 'org-1',
+            environments: [{ name: 'Development', slug: 'dev', id: 'env-1' }],
+          },
+        }),
+      ) as {
+        metadata: { annotations: Record<string, string> };
+        spec: { environments: { name: string; slug: string }[] };
+        status: { id: string; createdId: string; organizationId: string; environments: { slug: string }[] };
+      };
+    const interner = new RecordingInterner();
+    const a = internRepeatedStrings(project(), interner);
+    internRepeatedStrings(project(), interner);
+    expect(a).toEqual(project());
+    expect(interner.seen).toEqual(new Set(['org-1', 'Development', 'dev']));
+    // Only equal ids are shared: a status id that differs from the annotation keeps its value.
+    const other = project();
+    other.status.createdId = 'proj-other';
+    const b = internRepeatedStrings(other, interner);
+    expect(b.status).toMatchObject({ id: 'proj-1234', createdId: 'proj-other' });
+  });
+
   it('leaves anything that is not an object alone', () => {
     const interner = new StringInterner();
     expect(internRepeatedStrings('x', interner)).toBe('x');

@@ -8,12 +8,19 @@
  *
  * Contract: only values that are usually the same across objects are interned (apiVersion, kind,
  * namespace, finalizers, the fields of `spec.*Ref` objects, `spec.environment`, the type, status,
- * reason and message of conditions and of `status.events`, the keys of `status.ownedKeys`, and
- * timestamps to the second — `creationTimestamp`, `lastTransitionTime`, `status.lastSyncTime` —
- * which a bulk apply or a burst of reconciles gives hundreds of objects alike); unique values
+ * reason and message of conditions and of `status.events`, the keys of `status.ownedKeys`,
+ * `status.organizationId`, the names and slugs of `spec.environments` and `status.environments`,
+ * and timestamps to the second — `creationTimestamp`, `lastTransitionTime`, `status.lastSyncTime`
+ * — which a bulk apply or a burst of reconciles gives hundreds of objects alike); unique values
  * (names, uids, hashes) are left alone. The table is bounded: when it holds `limit` strings it
  * starts over, so unusual values (error messages naming ids) cannot make it grow without end.
+ *
+ * Within one object, `status.id` and `status.createdId` share the instance of the
+ * `coffer.dev/external-id` annotation when they hold the same id (they usually do), so an object
+ * holds its external id once, not three times.
  */
+
+import { ANNOTATION_EXTERNAL_ID } from './object-meta.ts';
 
 /** A bounded intern table. */
 export class StringInterner {
@@ -76,6 +83,7 @@ export function internRepeatedStrings<T>(obj: T, interner: StringInterner): T {
   const spec = obj['spec'];
   if (isRecord(spec)) {
     internFields(spec, ['environment'], interner);
+    internEach(spec['environments'], environmentFields, interner);
     for (const [field, value] of Object.entries(spec)) {
       if (field.endsWith('Ref')) internFields(value, undefined, interner);
     }
@@ -85,9 +93,26 @@ export function internRepeatedStrings<T>(obj: T, interner: StringInterner): T {
     const conditions = status['conditions'];
     if (Array.isArray(conditions)) for (const c of conditions) internFields(c, conditionFields, interner);
     internFields(status['events'], ['state', 'reason', 'message'], interner);
-    internFields(status, ['lastSyncTime'], interner);
-    const ownedKeys = status['ownedKeys'];
-    if (Array.isArray(ownedKeys)) for (const owned of ownedKeys) internFields(owned, ['key'], interner);
+    internFields(status, ['lastSyncTime', 'organizationId'], interner);
+    internEach(status['ownedKeys'], ['key'], interner);
+    internEach(status['environments'], environmentFields, interner);
+    shareExternalId(metadata, status);
   }
   return obj;
+}
+
+const environmentFields = ['name', 'slug'] as const;
+
+/** `internFields` on each element of `list`, when it is an array. */
+function internEach(list: unknown, fields: readonly string[], interner: StringInterner): void {
+  if (Array.isArray(list)) for (const item of list) internFields(item, fields, interner);
+}
+
+/** Points `status.id` and `status.createdId` at the external-id annotation's instance when equal. */
+function shareExternalId(metadata: unknown, status: Json): void {
+  const annotations = isRecord(metadata) ? metadata['annotations'] : undefined;
+  const id = isRecord(annotations) ? annotations[ANNOTATION_EXTERNAL_ID] : undefined;
+  if (typeof id !== 'string') return;
+  if (status['id'] === id) status['id'] = id;
+  if (status['createdId'] === id) status['createdId'] = id;
 }
