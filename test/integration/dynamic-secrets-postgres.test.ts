@@ -11,7 +11,12 @@ import {
   startTestServer,
   type TestServer,
 } from '../../src/devserver/test-support.ts';
-import { startPostgres, type PostgresServer } from '../support/postgres.ts';
+import {
+  roleStatements,
+  sqlDatabaseInputs,
+  startPostgres,
+  type PostgresServer,
+} from '../support/postgres.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 let db: PostgresServer;
@@ -21,23 +26,8 @@ let projectId: string;
 const projectSlug = 'dyn-pg';
 const scope = { projectSlug, environmentSlug: 'dev', path: '/' };
 
-const CREATE = `CREATE ROLE "{{username}}" WITH LOGIN PASSWORD '{{password}}' VALID UNTIL '{{expiration}}';`;
-const RENEW = `ALTER ROLE "{{username}}" VALID UNTIL '{{expiration}}';`;
-const REVOKE = `DROP ROLE IF EXISTS "{{username}}";`;
-
 function inputs(overrides: Record<string, unknown> = {}) {
-  return {
-    client: 'postgres',
-    host: db.host,
-    port: db.port,
-    database: db.database,
-    username: db.user,
-    password: db.password,
-    creationStatement: CREATE,
-    renewStatement: RENEW,
-    revocationStatement: REVOKE,
-    ...overrides,
-  };
+  return sqlDatabaseInputs(db, overrides);
 }
 
 async function createDynamicSecret(name: string, extra: Record<string, unknown> = {}) {
@@ -360,6 +350,6 @@ describe('dynamic-secret permissions and stored-only providers', () => {
       `/api/v1/dynamic-secrets/pg-dup?projectSlug=${projectSlug}&environmentSlug=dev`,
     );
     expect(got.body.dynamicSecret).toMatchObject({ name: 'pg-dup', type: 'sql-database', defaultTTL: '1h', maxTTL: null }); // prettier-ignore
-    expect(got.body.dynamicSecret.inputs.creationStatement).toBe(CREATE);
+    expect(got.body.dynamicSecret.inputs.creationStatement).toBe(roleStatements.creationStatement);
   });
 });

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { injectedControlPlane } from '../support/kube.ts';
 import { HARNESS_TOKEN_SECRET, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
-import { startPostgres, type PostgresServer } from '../support/postgres.ts';
+import { sqlDatabaseInputs, startPostgres, type PostgresServer } from '../support/postgres.ts';
 import {
   newProcessDir,
   removeProcessDir,
@@ -114,17 +114,7 @@ beforeAll(async () => {
     name: 'app-db',
     provider: {
       type: 'sql-database',
-      inputs: {
-        client: 'postgres',
-        host: db.host,
-        port: db.port,
-        database: db.database,
-        username: db.user,
-        password: db.password,
-        creationStatement: `CREATE ROLE "{{username}}" WITH LOGIN PASSWORD '{{password}}' VALID UNTIL '{{expiration}}';`,
-        renewStatement: `ALTER ROLE "{{username}}" VALID UNTIL '{{expiration}}';`,
-        revocationStatement: `DROP ROLE IF EXISTS "{{username}}";`,
-      },
+      inputs: sqlDatabaseInputs(db),
     },
     defaultTTL: '1h',
   });

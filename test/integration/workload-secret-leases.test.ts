@@ -11,7 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOperator, type RunningOperator } from '../../src/operator/start.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
-import { startPostgres, type PostgresServer } from '../support/postgres.ts';
+import { sqlDatabaseInputs, startPostgres, type PostgresServer } from '../support/postgres.ts';
 import { HARNESS_CONNECTION, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -88,17 +88,7 @@ async function createDynamicSecret(name: string): Promise<void> {
     name,
     provider: {
       type: 'sql-database',
-      inputs: {
-        client: 'postgres',
-        host: db.host,
-        port: db.port,
-        database: db.database,
-        username: db.user,
-        password: db.password,
-        creationStatement: `CREATE ROLE "{{username}}" WITH LOGIN PASSWORD '{{password}}' VALID UNTIL '{{expiration}}';`,
-        renewStatement: `ALTER ROLE "{{username}}" VALID UNTIL '{{expiration}}';`,
-        revocationStatement: `DROP ROLE IF EXISTS "{{username}}";`,
-      },
+      inputs: sqlDatabaseInputs(db),
     },
     defaultTTL: '1h',
   });

@@ -99,3 +99,27 @@ export async function startPostgres(): Promise<PostgresServer> {
     throw error;
   }
 }
+
+/** The statements a lease's role is created, renewed and revoked with (the service's template variables). */
+export const roleStatements = {
+  creationStatement: `CREATE ROLE "{{username}}" WITH LOGIN PASSWORD '{{password}}' VALID UNTIL '{{expiration}}';`,
+  renewStatement: `ALTER ROLE "{{username}}" VALID UNTIL '{{expiration}}';`,
+  revocationStatement: `DROP ROLE IF EXISTS "{{username}}";`,
+} as const;
+
+/**
+ * The `inputs` of a `sql-database` dynamic secret on `db`: the superuser as admin and
+ * `roleStatements`, with `overrides` on top.
+ */
+export function sqlDatabaseInputs(db: PostgresServer, overrides: Record<string, unknown> = {}) {
+  return {
+    client: 'postgres',
+    host: db.host,
+    port: db.port,
+    database: db.database,
+    username: db.user,
+    password: db.password,
+    ...roleStatements,
+    ...overrides,
+  };
+}
