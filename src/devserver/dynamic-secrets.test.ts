@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call -- the tests read fields of arbitrary JSON answers */
 // Dynamic secrets of a provider type the devserver only stores, over HTTP: create, get, update
-// (rename, TTLs, merged inputs), the TTL and template rules, delete, and persistence across a
-// restart with a data file. Leases on real providers: test/integration/dynamic-secrets-*.test.ts.
+// (rename, TTLs, merged inputs), the TTL and template rules (username templates, SQL statements),
+// delete, and persistence across a restart with a data file. Leases on real providers: test/integration/dynamic-secrets-*.test.ts.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,7 +64,56 @@ describe('stored dynamic secrets', () => {
     expect([garbage.status, garbage.body.message]).toEqual([400, 'Invalid date format string: soon']);
     expect((await create({ name: 'Not_A_Slug' })).status).toBe(422);
     expect((await create({ usernameTemplate: '{{password}}' })).status).toBe(422);
+    expect((await create({ usernameTemplate: '{{lookup identity "name"}}' })).status).toBe(422);
+    expect((await create({ usernameTemplate: '{{random-6}}' })).status).toBe(422);
+    expect((await create({ usernameTemplate: '{{identity.name' })).status).toBe(422);
     expect((await create({ usernameTemplate: '{{identity.name}}-{{randomUsername}}' })).status).toBe(200);
+    const helpers =
+      '{{truncate identity.name 8}}_{{random 6}}{{replace (uppercase dynamicSecret.name) "[.]" "_"}}';
+    expect((await create({ name: 'gcp-y', usernameTemplate: helpers })).status).toBe(200);
+  });
+
+  it("refuses SQL statements with blocks, comments, partials or other variables with the service's message", async () => {
+    const sql = {
+      client: 'postgres',
+      host: '127.0.0.1',
+      port: 1,
+      database: 'db',
+      username: 'admin',
+      password: 'pw',
+    };
+    const statements = {
+      creationStatement: 'CREATE ROLE "{{username}}"',
+      revocationStatement: 'DROP ROLE "{{username}}"',
+    };
+    const create = (overrides: Record<string, string>) =>
+      t.call('POST', '/api/v1/dynamic-secrets', {
+        body: {
+          ...scope,
+          name: 'pg-x',
+          defaultTTL: '1h',
+          provider: { type: 'sql-database', inputs: { ...sql, ...statements, ...overrides } },
+        },
+      });
+    const refusals: [Record<string, string>, string][] = [
+      [{ creationStatement: '{{#if username}}CREATE ROLE "{{username}}"{{/if}}' }, 'SQL creation'],
+      [{ creationStatement: 'CREATE ROLE "{{username}}" {{! comment }}' }, 'SQL creation'],
+      [{ renewStatement: '{{> partial}}' }, 'SQL renew'],
+      [{ renewStatement: 'ALTER ROLE "{{username}}" PASSWORD \'{{password}}\'' }, 'SQL renew'],
+      [{ revocationStatement: 'DROP ROLE "{{truncate username 8}}"; -- {{expiration}}' }, 'SQL revoke'],
+    ];
+    for (const [overrides, label] of refusals) {
+      const res = await create(overrides);
+      expect([res.status, res.body.message], label).toEqual([400, `Template sanitization failed: ${label}`]);
+    }
+    // Helpers pass validation; then the (absent) database is what fails.
+    const withHelpers = await create({
+      revocationStatement: 'DROP ROLE "{{stripPrefix (lowercase username) "x"}}"',
+    });
+    expect([withHelpers.status, withHelpers.body.message]).toEqual([
+      400,
+      expect.stringMatching(/^Failed to connect with provider: /),
+    ]);
   });
 
   it('keeps dynamic secrets across a restart with a data file', async () => {

@@ -2,7 +2,8 @@
 // Dynamic secrets of the devserver against a real PostgreSQL (test/support/postgres.ts), over HTTP:
 // a lease's credentials are a real role that logs in until revoked or expired; renewal moves the
 // role's VALID UNTIL; revocation (by request, by expiry, by deleting the dynamic secret) drops it;
-// a failing revocation is recorded on the lease and `isForced` deletes it anyway; TTL bounds,
+// a username template with helpers names the role; a failing revocation is recorded on the lease
+// and `isForced` deletes it anyway; TTL bounds,
 // permissions, and provider types the devserver only stores. No credential appears in an error.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -137,6 +138,17 @@ describe('sql-database leases on PostgreSQL', () => {
     expect(await loginAs(data)).toMatch(/^failed:/);
     const leases = await t.call('GET', `/api/v1/dynamic-secrets/pg-login/leases?projectSlug=${projectSlug}&environmentSlug=dev`); // prettier-ignore
     expect(leases.body.leases).toEqual([]);
+
+    // A username template with helpers (the bootstrap identity is "Instance Admin Identity").
+    await createDynamicSecret('pg-templated', {
+      usernameTemplate: '{{lowercase (replace (truncate identity.name 12) " " "-")}}_{{random 6}}',
+    });
+    const templated = await lease('pg-templated');
+    expect(templated.data.DB_USERNAME).toMatch(/^instance-adm_[A-Za-z0-9]{6}$/);
+    expect(await loginAs(templated.data)).toBe(templated.data.DB_USERNAME);
+    const dropped = await t.call('DELETE', `/api/v1/dynamic-secrets/leases/${templated.lease.id}`, { body: scope }); // prettier-ignore
+    expect(dropped.status).toBe(200);
+    expect(await validUntil(templated.data.DB_USERNAME)).toBeUndefined();
   });
 
   it('revokes a lease once it expires (on the server clock)', async () => {

@@ -1,8 +1,8 @@
 /**
  * The SQL-database provider for PostgreSQL (`client: "postgres"`), as the service runs it: the
- * admin's creation, renew and revocation statements, with `{{username}}`, `{{password}}`,
- * `{{expiration}}` (ISO-8601 expiry) and `{{database}}` substituted, split on ";" and run in one
- * transaction over a connection as the configured admin user. The lease's username is generated (or
+ * admin's creation, renew and revocation statements, Handlebars templates (handlebars.ts) rendered
+ * with `username`, `password`, `expiration` (ISO-8601 expiry) and `database`, split on ";" and run
+ * in one transaction over a connection as the configured admin user. The lease's username is generated (or
  * rendered from the username template), its password by the service's rules; the lease data is
  * `{DB_USERNAME, DB_PASSWORD}`. Renewal without a renew statement changes nothing in the database.
  * Error messages have the username, password and database removed. Other SQL clients are stored
@@ -12,11 +12,12 @@ import pg from 'pg';
 import { badRequest } from '../domain/errors.ts';
 import { notAvailable, type DynamicSecretProvider, type LeaseRequest, type LeaseResult } from './provider.ts';
 import { sqlDatabaseInputsSchema, type SqlDatabaseInputs } from './schemas.ts';
-import { generatePassword, generateUsername, redact, renderTemplate, validateTemplate } from './templates.ts';
+import { renderStatement, validateTemplate } from './handlebars.ts';
+import { generatePassword, generateUsername, redact } from './templates.ts';
 
 const TIMEOUT_MS = 10_000;
 
-/** Validates the statements' template variables as the service does (400 on others). */
+/** Validates the statements as the service does (400 "Template sanitization failed: SQL …"). */
 export function validateSqlStatements(inputs: SqlDatabaseInputs): void {
   validateTemplate('SQL creation', inputs.creationStatement, [
     'username',
@@ -90,13 +91,13 @@ async function create(request: LeaseRequest): Promise<LeaseResult> {
     nowMs: request.now,
   });
   const password = generatePassword(inputs.passwordRequirements);
-  const statement = renderTemplate(inputs.creationStatement, {
-    username,
-    password,
-    expiration: new Date(request.expireAt).toISOString(),
-    database: inputs.database,
-  });
   try {
+    const statement = renderStatement(inputs.creationStatement, {
+      username,
+      password,
+      expiration: new Date(request.expireAt).toISOString(),
+      database: inputs.database,
+    });
     await runStatements(inputs, statement);
   } catch (err) {
     throw failure('create', err, [username, password, inputs.database, inputs.password]);
@@ -107,7 +108,7 @@ async function create(request: LeaseRequest): Promise<LeaseResult> {
 async function renew(raw: Record<string, unknown>, entityId: string, expireAt: number): Promise<void> {
   const inputs = parse(raw);
   if (!inputs.renewStatement) return;
-  const statement = renderTemplate(inputs.renewStatement, {
+  const statement = renderStatement(inputs.renewStatement, {
     username: entityId,
     expiration: new Date(expireAt).toISOString(),
     database: inputs.database,
@@ -121,11 +122,11 @@ async function renew(raw: Record<string, unknown>, entityId: string, expireAt: n
 
 async function revoke(raw: Record<string, unknown>, entityId: string): Promise<void> {
   const inputs = parse(raw);
-  const statement = renderTemplate(inputs.revocationStatement, {
-    username: entityId,
-    database: inputs.database,
-  });
   try {
+    const statement = renderStatement(inputs.revocationStatement, {
+      username: entityId,
+      database: inputs.database,
+    });
     await runStatements(inputs, statement);
   } catch (err) {
     throw failure('revoke', err, [entityId, inputs.database, inputs.password]);

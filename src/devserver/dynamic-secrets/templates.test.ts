@@ -1,31 +1,7 @@
-// Statement templates, usernames and passwords of the dynamic-secret providers.
+// Usernames (random or from the username template), passwords and redaction of the
+// dynamic-secret providers. The template engine itself: handlebars.test.ts.
 import { describe, expect, it } from 'vitest';
-import {
-  generatePassword,
-  generateUsername,
-  redact,
-  renderTemplate,
-  usesOnly,
-  validateTemplate,
-} from './templates.ts';
-
-describe('statement templates', () => {
-  it('substitutes the variables, with or without spaces inside the braces', () => {
-    expect(
-      renderTemplate(`CREATE ROLE "{{username}}" PASSWORD '{{ password }}'`, {
-        username: 'u1',
-        password: 'p1',
-      }),
-    ).toBe(`CREATE ROLE "u1" PASSWORD 'p1'`);
-  });
-
-  it('refuses expressions outside the allowed variables', () => {
-    expect(usesOnly('DROP ROLE "{{username}}"', ['username', 'database'])).toBe(true);
-    expect(() =>
-      validateTemplate('SQL revoke', 'DROP ROLE "{{password}}"', ['username', 'database']),
-    ).toThrow('SQL revoke template has disallowed expressions: password');
-  });
-});
+import { generatePassword, generateUsername, redact } from './templates.ts';
 
 describe('generated credentials', () => {
   it('makes 32-character alphanumeric usernames, or renders the username template', () => {
@@ -37,6 +13,23 @@ describe('generated credentials', () => {
     expect(() =>
       generateUsername({ template: '{{identity.name}}!', identityName: 'ci', dynamicSecret, nowMs: 0 }),
     ).toThrow('Generated username contains unsupported characters');
+  });
+
+  it('renders username templates with the helpers', () => {
+    const dynamicSecret = { name: 'db', type: 'sql-database' };
+    const make = (template: string, identityName = 'ci-runner.prod') =>
+      generateUsername({ template, identityName, dynamicSecret, nowMs: 1_700_000_000_000 });
+    expect(make('{{truncate identity.name 8}}_{{random 6}}')).toMatch(/^ci-runne_[A-Za-z0-9]{6}$/);
+    expect(make('{{replace identity.name "[.]" "_"}}-{{unixTimestamp}}')).toBe('ci-runner_prod-1700000000');
+    expect(make('{{uppercase dynamicSecret.name}}_{{lowercase dynamicSecret.type}}')).toBe('DB_sql-database');
+    expect(make('{{truncate randomUsername 5}}')).toMatch(/^[A-Za-z0-9]{5}$/);
+    // HTML escaping (the service's default for usernames) turns "'" into "&#x27;", which is refused.
+    expect(() => make('{{identity.name}}', "o'neil")).toThrow(
+      'Generated username contains unsupported characters',
+    );
+    expect(() => make('{{random 100}}{{random 29}}')).toThrow(
+      'Generated username contains unsupported characters',
+    );
   });
 
   it('makes passwords of the required length and classes', () => {

@@ -1,52 +1,14 @@
 /**
- * The text the dynamic-secret providers generate: statements with `{{variable}}` placeholders
- * (the service renders Handlebars templates; the devserver substitutes plain variables and refuses
- * any other expression), usernames from the optional username template, and passwords by the
- * service's rules (48 characters with at least one lowercase letter, one uppercase letter and one
- * digit, unless the provider's `passwordRequirements` say otherwise).
+ * The text the dynamic-secret providers generate: usernames (random, or the username template
+ * rendered with Handlebars, see handlebars.ts) and passwords by the service's rules (48 characters
+ * with at least one lowercase letter, one uppercase letter and one digit, unless the provider's
+ * `passwordRequirements` say otherwise).
  */
 import { randomInt } from 'node:crypto';
 import { badRequest } from '../domain/errors.ts';
+import { renderUsernameTemplate } from './handlebars.ts';
+import { ALPHANUMERIC, DIGITS, LOWER, UPPER, randomString } from './random-text.ts';
 import type { PasswordRequirements } from './schemas.ts';
-
-const EXPRESSION = /\{\{\s*([^{}]*?)\s*\}\}/g;
-
-/** The expressions of `template` that are not in `allowed`. */
-function disallowedExpressions(template: string, allowed: readonly string[]): string[] {
-  return [...template.matchAll(EXPRESSION)]
-    .map((m) => m[1] ?? '')
-    .filter((expression) => !allowed.includes(expression));
-}
-
-/** Whether `template` uses only the `allowed` variables. */
-export function usesOnly(template: string, allowed: readonly string[]): boolean {
-  return disallowedExpressions(template, allowed).length === 0;
-}
-
-/** Throws 400 when `template` uses an expression other than the `allowed` variables. */
-export function validateTemplate(label: string, template: string, allowed: readonly string[]): void {
-  const bad = disallowedExpressions(template, allowed);
-  if (bad.length > 0) {
-    throw badRequest(`${label} template has disallowed expressions: ${bad.join(', ')}`);
-  }
-}
-
-/** `template` with every `{{name}}` replaced by `values[name]` (unknown names become ""). */
-export function renderTemplate(template: string, values: Record<string, string>): string {
-  return template.replace(EXPRESSION, (_match, name: string) => values[name] ?? '');
-}
-
-const LOWER = 'abcdefghijklmnopqrstuvwxyz';
-const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-const DIGITS = '0123456789';
-const ALPHANUMERIC = DIGITS + LOWER + UPPER;
-
-/** `length` characters drawn uniformly from `alphabet`. */
-export function randomString(alphabet: string, length: number): string {
-  let out = '';
-  for (let i = 0; i < length; i++) out += alphabet[randomInt(alphabet.length)] ?? '';
-  return out;
-}
 
 const DEFAULT_PASSWORD: PasswordRequirements = {
   length: 48,
@@ -96,20 +58,20 @@ export interface UsernameInput {
 
 /**
  * A lease's username: 32 random letters and digits, or the username template rendered with
- * `randomUsername`, `unixTimestamp`, `identity.name` and `dynamicSecret.name`/`type`; 400 when the
- * result has characters other than letters, digits, `_` and `-`.
+ * `randomUsername`, `unixTimestamp` (seconds), `identity.name` and `dynamicSecret.name`/`type`
+ * and the template helpers; 400 when the result has characters other than letters, digits, `_`
+ * and `-` or more than 128 of them.
  */
 export function generateUsername(input: UsernameInput): string {
   const random = input.random ?? {};
   let randomUsername = `${random.prefix ?? ''}${randomString(ALPHANUMERIC, random.length ?? 32)}`;
   if (random.lowercase) randomUsername = randomUsername.toLowerCase();
   if (!input.template) return randomUsername;
-  const result = renderTemplate(input.template, {
+  const result = renderUsernameTemplate(input.template, {
     randomUsername,
-    unixTimestamp: String(Math.floor(input.nowMs / 1000)),
-    'identity.name': input.identityName,
-    'dynamicSecret.name': input.dynamicSecret.name,
-    'dynamicSecret.type': input.dynamicSecret.type,
+    unixTimestamp: Math.floor(input.nowMs / 1000),
+    identity: { name: input.identityName },
+    dynamicSecret: { name: input.dynamicSecret.name, type: input.dynamicSecret.type },
   });
   if (result && !SAFE_USERNAME.test(result)) {
     throw badRequest(

@@ -22,7 +22,8 @@ import {
   providerSchema,
   ttlSchema,
 } from '../dynamic-secrets/schemas.ts';
-import { USERNAME_TEMPLATE_VARIABLES, usesOnly } from '../dynamic-secrets/templates.ts';
+import { isValidTemplate } from '../dynamic-secrets/handlebars.ts';
+import { USERNAME_TEMPLATE_VARIABLES } from '../dynamic-secrets/templates.ts';
 import type { RequestContext, RouteDef } from '../http/types.ts';
 import type { DynamicSecretRecord } from '../state/types.ts';
 import { checkProviderInputs } from './dynamic-secret-inputs.ts';
@@ -41,7 +42,7 @@ const usernameTemplateSchema = z
   .string()
   .trim()
   .max(255)
-  .refine((t) => USERNAME_CHARACTERS.test(t) && usesOnly(t, USERNAME_TEMPLATE_VARIABLES));
+  .refine((t) => USERNAME_CHARACTERS.test(t) && isValidTemplate(t, USERNAME_TEMPLATE_VARIABLES));
 
 const scopeFields = {
   projectSlug: z.string().min(1),
