@@ -34,12 +34,13 @@ export function compareRequests(
     .sort((a, b) => b.operator - a.operator || b.floor - a.floor || a.key.localeCompare(b.key));
 }
 
-/** The operator's requests beyond the floor's by more than `margin` per resource. */
+/** The operator's requests beyond the floor's by more than `margin` per resource, the largest excess first. */
 export function beyondFloor(
   rows: readonly RequestComparison[],
   margin = beyondFloorMargin,
 ): RequestComparison[] {
-  return rows.filter((row) => row.operator - row.floor > margin);
+  const excess = (row: RequestComparison) => row.operator - row.floor;
+  return rows.filter((row) => excess(row) > margin).sort((a, b) => excess(b) - excess(a));
 }
 
 const perResource = (value: number): string => value.toFixed(2);
