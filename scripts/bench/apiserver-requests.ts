@@ -51,6 +51,23 @@ export async function apiServerRequests(kc: KubeConfig): Promise<RequestCounts> 
   }
 }
 
+/** The requests made between two readings (keys with none left out). */
+export function requestDelta(before: RequestCounts, after: RequestCounts): RequestCounts {
+  const delta: RequestCounts = new Map();
+  for (const [key, count] of after) {
+    const made = count - (before.get(key) ?? 0);
+    if (made > 0) delta.set(key, made);
+  }
+  return delta;
+}
+
+/** The sum of several phases' request counts. */
+export function sumRequests(phases: readonly RequestCounts[]): RequestCounts {
+  const sum: RequestCounts = new Map();
+  for (const phase of phases) for (const [key, count] of phase) sum.set(key, (sum.get(key) ?? 0) + count);
+  return sum;
+}
+
 /** "PATCH secretbatches 8000, ..." for the requests between two readings, most first. */
 export function requestsText(before: RequestCounts, after: RequestCounts, top = 10): string {
   return [...after]

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { apiServerRequests, requestsText } from './apiserver-requests.ts';
+import { apiServerRequests, requestDelta, requestsText, type RequestCounts } from './apiserver-requests.ts';
 import { cpuSnapshot, cpuText } from './cpu.ts';
 import { waitAllReady } from './operator-measure.ts';
 import { applyWorkload, type BenchEnv, type Workload } from './operator-setup.ts';
@@ -28,7 +28,10 @@ export interface FloorResult {
   readonly applyMs: number;
   readonly readyMs: number;
   readonly cpu: string;
+  /** The most frequent requests, as text (`requestsText`). */
   readonly requests: string;
+  /** Every request kube-apiserver answered from apply to all Ready, by verb and resource. */
+  readonly requestCounts: RequestCounts;
 }
 
 /** Starts the floor controller as a child process; resolves once its informers have synced. */
@@ -63,11 +66,14 @@ export async function runFloor(
       intervalMs: 1_000,
       log: options.log,
     });
+    const cpu = cpuText(before.cpu, cpuSnapshot(), readyMs);
+    const after = await apiServerRequests(env.kc);
     return {
       applyMs,
       readyMs,
-      cpu: cpuText(before.cpu, cpuSnapshot(), readyMs),
-      requests: requestsText(before.requests, await apiServerRequests(env.kc)),
+      cpu,
+      requests: requestsText(before.requests, after),
+      requestCounts: requestDelta(before.requests, after),
     };
   } finally {
     controller.kill('SIGTERM');

@@ -13,13 +13,15 @@
  *                    [--workers 4] [--concurrency 32] [--budget-batches 20] [--budget-rpm 100]
  *                    [--batch-projects 8] [--apiserver-arg=--profiling=true ...] [--converge-only]
  *                    [--operator-after-apply] [--operator-identity service-account|admin-certificate]
- *                    [--scenario mixed|push] [--floor] [--floor-workers N] [--heap-snapshots]
+ *                    [--scenario mixed|push] [--floor] [--runs 3] [--floor-workers N] [--heap-snapshots]
  *
  * `--scenario push`: N SecretBatches × 10 keys (N Kubernetes Secrets pushed into the service)
  * instead of the mixed workload; prints the operator's memory peak, CPU and service requests by
- * route, and stops after convergence. `--floor`: then converges the same workload in another
- * namespace of the same control plane with `floor-controller.ts` (as `npm run bench:floor`),
- * with as many writers as the operator has workers on the kinds involved, and prints the ratio.
+ * route, and stops after convergence. `--floor`: the same workload is also converged with
+ * `floor-controller.ts` (as `npm run bench:floor`) on the same control plane, with as many writers
+ * as the operator has workers on the kinds involved, `--runs` times each (default 3) in pairs of
+ * alternating order (`floor-pairs.ts`); prints each run's ratio, the median and its spread, and
+ * kube-apiserver's requests per resource of both side by side (`request-table.ts`).
  * `--heap-snapshots`: heap snapshots of the operator at start and after convergence, summarised
  * by object type and code by script (`heap.ts`; the files are kept in $TMPDIR/coffer-heap-snapshots).
  *
@@ -30,27 +32,20 @@
  * every 2 s, printed with V8's heap used / committed in all and by space. Where no memory cgroup can be created the working set is the process's
  * `RssAnon + RssShmem + RssFile` (an upper bound) and says so.
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { tryParseDuration } from '../../src/runtime/duration.ts';
 import { parseCommandLine } from '../command-line.ts';
 import { sumMetric, type OperatorProcess } from '../../test/support/processes.ts';
-import { apiServerRequests, requestsText } from './apiserver-requests.ts';
-import { cpuSnapshot, cpuText, peakRssBytes, pidsOf } from './cpu.ts';
+import { apiServerRequests, requestDelta, requestsText } from './apiserver-requests.ts';
+import { clearNamespace } from './clear-namespace.ts';
+import { cpuSnapshot, cpuText, peakRssBytes } from './cpu.ts';
 import { runFloor } from './floor-run.ts';
-import { startRssSampler, type RssSampler } from './rss-sampler.ts';
+import { pairRows, requestsOfPairs, runPairs, type Convergence } from './floor-pairs.ts';
+import { beyondFloorMargin, beyondFloorText, compareRequests, requestTableLines } from './request-table.ts';
 import { memoryFiguresText, memoryHelp } from './working-set.ts';
-import {
-  heapByScriptText,
-  heapSnapshotNodeArgs,
-  heapSummaryText,
-  summariseHeapByScript,
-  summariseHeapSnapshot,
-  takeHeapSnapshot,
-} from './heap.ts';
+import { heapSnapshotNodeArgs } from './heap.ts';
+import { logHeapSnapshot, peakSampler } from './operator-observe.ts';
 import { measureBudget, measureWithoutEvents } from './operator-phases.ts';
 import {
   driftRestoreLatencies,
@@ -87,10 +82,19 @@ const usage = `usage: npm run bench -- [--n 1000] [--steady-seconds 60] [--poll-
                         [--workers 4] [--concurrency 32] [--budget-batches 20] [--budget-rpm 100]
                         [--batch-projects 8] [--apiserver-arg=--profiling=true ...] [--converge-only]
                         [--operator-after-apply] [--operator-identity service-account|admin-certificate]
-                        [--scenario mixed|push] [--floor] [--floor-workers N] [--heap-snapshots]
+                        [--scenario mixed|push] [--floor] [--runs 3] [--floor-workers N] [--heap-snapshots]
 
 Operator benchmark (a real control plane, devserver and operator as separate processes; N
 resources applied at once); prints a table of the measurements.
+
+--floor           also converge the workload with the floor controller (a finalizer and a status
+                  patch per resource), in fresh namespaces of the same control plane
+--runs N          with --floor: N runs of each (default 3), in pairs of alternating order, each in
+                  namespaces emptied afterwards; prints every run's operator / floor ratio, the
+                  median and its min–max spread, and kube-apiserver's requests per created
+                  resource of both side by side, with those of the operator beyond the floor's
+--samples N       Secrets edited (and values restored) for the change latencies (default 50)
+--converge-only   stop once the workload is Ready (after the runs, with --floor)
 
 ${memoryHelp}`;
 
@@ -129,6 +133,8 @@ const { values } = parseCommandLine(usage, () =>
       scenario: { type: 'string', default: 'mixed' },
       // Also converge the same workload with the floor controller, in the same invocation.
       floor: { type: 'boolean', default: false },
+      // With --floor: runs of each side, in pairs of alternating order (default 3).
+      runs: { type: 'string' },
       // Writers of the floor controller (default: --workers × the kinds the workload has).
       'floor-workers': { type: 'string' },
       // Heap snapshots of the operator at start and after convergence, summarised by type.
@@ -147,16 +153,29 @@ const operatorIdentity = ((value: string): OperatorIdentity => {
   if (value === 'service-account' || value === 'admin-certificate') return value;
   throw new Error(`--operator-identity must be service-account or admin-certificate, not ${value}`);
 })(values['operator-identity']);
+const runs = ((value: string | undefined): number => {
+  if (value === undefined) return 1;
+  if (!values.floor) throw new Error('--runs needs --floor: it repeats the comparison with the floor');
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 1)
+    throw new Error(`--runs must be a positive integer, not ${value}`);
+  return count;
+})(values.runs ?? (values.floor ? '3' : undefined));
 const scenario = ((value: string): 'mixed' | 'push' => {
   if (value === 'mixed' || value === 'push') return value;
   throw new Error(`--scenario must be mixed or push, not ${value}`);
 })(values.scenario);
 const log = (line: string) => console.log(line);
 const rows: [string, string][] = [];
-const row = (label: string, value: string) => {
+type Row = (label: string, value: string) => void;
+/** A row of the result table (also logged). */
+const row: Row = (label, value) => {
   rows.push([label, value]);
   log(`  ${label}: ${value}`);
 };
+/** A figure of a run other than the one the table reports: logged only. */
+const logRow: Row = (label, value) => log(`  ${label}: ${value}`);
+const rowOf = (kept: boolean): Row => (kept ? row : logRow);
 
 const reconciles = async (op: OperatorProcess) => sumMetric(await op.metrics(), 'coffer_reconcile_total');
 
@@ -177,82 +196,105 @@ function scenarioWorkload(): Workload {
   return { projects: batchProjects, identities: 0, batches: n, keysPerBatch: 10, batchProjects };
 }
 
-/** Samples the operator's memory until stopped, keeping the largest working set (`rss-sampler.ts`). */
-function peakSampler(operator: OperatorProcess): RssSampler | undefined {
-  const [pid] = pidsOf('operator');
-  if (pid === undefined) return undefined;
-  return startRssSampler(
-    pid,
-    () => operatorMemory(operator),
-    async () => {
-      const metrics = await operator.metrics();
-      return (
-        `${mib(sumMetric(metrics, 'nodejs_heap_size_used_bytes'))} / ${mib(sumMetric(metrics, 'nodejs_heap_size_total_bytes'))}, ` +
-        `external ${mib(sumMetric(metrics, 'nodejs_external_memory_bytes'))}; spaces used/committed ` +
-        ['new', 'old', 'code', 'large_object', 'trusted']
-          .map(
-            (space) =>
-              `${space} ${mib(sumMetric(metrics, 'nodejs_heap_space_size_used_bytes', { space }))}/${mib(sumMetric(metrics, 'nodejs_heap_space_size_total_bytes', { space }))}`,
-          )
-          .join(', ')
-      );
-    },
-  );
-}
-
-/** A heap snapshot of the running operator, summarised into the log (`--heap-snapshots`). */
+/** `--heap-snapshots`: a heap snapshot of the running operator, summarised into the log. */
 async function heapSnapshot(env: BenchEnv, when: string): Promise<void> {
-  if (!values['heap-snapshots']) return;
-  const [pid] = pidsOf('operator');
-  if (pid === undefined) throw new Error('cannot take a heap snapshot: no operator process found');
-  const taken = await takeHeapSnapshot(pid, env.dir);
-  // The run's directory goes when the benchmark ends; the snapshots stay for DevTools.
-  const keptDir = join(tmpdir(), 'coffer-heap-snapshots');
-  mkdirSync(keptDir, { recursive: true });
-  const path = join(keptDir, basename(taken));
-  copyFileSync(taken, path);
-  log(`heap snapshot ${when}: ${path}`);
-  log(heapSummaryText(summariseHeapSnapshot(path), 25));
-  log(heapByScriptText(summariseHeapByScript(path), 15));
+  if (values['heap-snapshots']) await logHeapSnapshot(env, when, log);
 }
 
-/** `--floor`: the same workload converged by the floor controller; prints it and the ratio. */
-async function floorComparison(
+/** One floor run (`floor-run.ts`) in namespace `bench-floor-<run>`, emptied afterwards. */
+async function floorSide(
   env: BenchEnv,
   w: Workload,
-  run: { readyMs: number; kubeconfigPath: string },
-): Promise<void> {
-  if (!values.floor) return;
+  run: { run: number; kept: boolean; kubeconfigPath: string },
+): Promise<Convergence> {
   const kinds = [w.projects, w.identities, w.batches].filter((count) => count > 0).length;
   const writers = Number(values['floor-workers'] ?? workers * kinds);
-  const namespace = await env.plane.createNamespace('bench-floor');
+  const namespace = await env.plane.createNamespace(`bench-floor-${run.run}`);
   log(`floor: the same workload in ${namespace}, ${writers} writers`);
-  const floor = await runFloor(env, namespace, w, {
-    workers: writers,
-    concurrency: Number(values.concurrency),
-    prefix: 'floor-',
-    kubeconfigPath: run.kubeconfigPath,
-    log,
-  });
-  row(
-    `floor: apply → all Ready (${writers} writers, finalizer + status only)`,
-    `${(floor.readyMs / 1000).toFixed(1)} s`,
-  );
-  row('floor: CPU from apply to all Ready', floor.cpu);
-  row('operator / floor (apply → all Ready)', `${(run.readyMs / floor.readyMs).toFixed(2)} (target ≤ 1.1)`);
+  try {
+    const floor = await runFloor(env, namespace, w, {
+      workers: writers,
+      concurrency: Number(values.concurrency),
+      prefix: 'floor-',
+      kubeconfigPath: run.kubeconfigPath,
+      log,
+    });
+    const rowFor = rowOf(run.kept);
+    rowFor(
+      `floor: apply → all Ready (${writers} writers, finalizer + status only)`,
+      `${(floor.readyMs / 1000).toFixed(1)} s`,
+    );
+    rowFor('floor: CPU from apply to all Ready', floor.cpu);
+    return { readyMs: floor.readyMs, requests: floor.requestCounts };
+  } finally {
+    await clearNamespace(env, namespace);
+  }
 }
 
 /**
- * Applies the workload and waits until all of it is Ready. With `afterApply` the operator is
- * started only once everything is applied, and the time is measured from its start: what the
- * operator takes on its own, without sharing the machine with the apply.
+ * An operator run other than the kept one: namespace `bench-run-<run>`, a devserver and an
+ * operator of its own, both stopped and the namespace emptied once it converged.
+ */
+async function operatorSide(
+  env: BenchEnv,
+  run: number,
+  operatorFor: (namespaces: string[], kept: boolean) => Promise<OperatorProcess>,
+): Promise<Convergence> {
+  const namespace = await env.plane.createNamespace(`bench-run-${run}`);
+  const service = await startService(env.dir, `devserver-run-${run}`);
+  let operator: OperatorProcess | undefined;
+  try {
+    await createConnection({ env, namespace }, service);
+    const start = async () => (operator = await operatorFor([namespace], false));
+    return await converge({ env, namespace }, service, start, false);
+  } finally {
+    await operator?.stop();
+    await service.server.stop();
+    await clearNamespace(env, namespace);
+  }
+}
+
+/** `--floor`: `runs` pairs of operator and floor runs; the last operator run is `keptRun`. */
+async function floorPairs(
+  env: BenchEnv,
+  kubeconfigPath: string,
+  keptRun: () => Promise<Convergence>,
+  operatorFor: (namespaces: string[], kept: boolean) => Promise<OperatorProcess>,
+): Promise<void> {
+  const w = scenarioWorkload();
+  const pairs = await runPairs(
+    runs,
+    {
+      operator: (run, last) => (last ? keptRun() : operatorSide(env, run, operatorFor)),
+      floor: (run) => floorSide(env, w, { run, kept: run === runs, kubeconfigPath }),
+    },
+    log,
+  );
+  for (const [label, value] of pairRows(pairs, 1.1)) row(label, value);
+  const requests = requestsOfPairs(pairs);
+  const compared = compareRequests(requests.operator, requests.floor, n * runs);
+  log(`\nkube-apiserver requests per created resource (${n} resources × ${runs} runs), apply → all Ready:`);
+  for (const line of requestTableLines(compared)) log(`  ${line}`);
+  row(
+    `operator requests beyond the floor's (> ${beyondFloorMargin} per resource)`,
+    beyondFloorText(compared),
+  );
+}
+
+/**
+ * Applies the workload and waits until all of it is Ready. With `--operator-after-apply` the
+ * operator is started only once everything is applied, and the time is measured from its start:
+ * what the operator takes on its own, without sharing the machine with the apply. The figures of
+ * the `kept` run go into the result table, those of the others are only logged.
  */
 async function converge(
   { env, namespace: ns }: At,
   service: Service,
   operatorFor: () => Promise<OperatorProcess>,
-  afterApply: boolean,
-) {
+  kept: boolean,
+): Promise<Convergence & { operator: OperatorProcess }> {
+  const afterApply = values['operator-after-apply'];
+  const rowFor = rowOf(kept);
   const w = scenarioWorkload();
   log(
     `applying ${n} resources: ${w.batches} SecretBatches (${w.keysPerBatch} keys) in ${w.batchProjects} of ` +
@@ -264,14 +306,14 @@ async function converge(
   let sampler = operator ? peakSampler(operator) : undefined;
   await applyWorkload({ env, namespace: ns }, w, { ...naming, concurrency: Number(values.concurrency) });
   const applyMs = Date.now() - phase.at;
-  row(
+  rowFor(
     'resources (values pushed)',
     `${n}: ${w.projects} Projects, ${w.identities} Identities, ${w.batches} SecretBatches × ${w.keysPerBatch} keys ` +
       `(${w.batches * w.keysPerBatch} values, in ${w.batchProjects} Projects)`,
   );
-  row('apply (create calls) took', `${(applyMs / 1000).toFixed(1)} s`);
+  rowFor('apply (create calls) took', `${(applyMs / 1000).toFixed(1)} s`);
   if (!operator) {
-    row('CPU of the apply alone (share of one core)', cpuText(phase.cpu, cpuSnapshot(), applyMs));
+    rowFor('CPU of the apply alone (share of one core)', cpuText(phase.cpu, cpuSnapshot(), applyMs));
     const at = Date.now();
     operator = await operatorFor();
     phase = { ...(await phaseStart(env, undefined)), at };
@@ -289,25 +331,28 @@ async function converge(
   const stats = await service.server.stats();
   const done = (await reconciles(operator)) - phase.reconciles;
   const window = afterApply ? 'operator start' : 'apply';
-  row(`${window} → all Ready`, `${(readyMs / 1000).toFixed(1)} s`);
-  row(`CPU from ${window} to all Ready (share of one core)`, cpuText(phase.cpu, cpuAfter, readyMs));
-  row(`kube-apiserver requests from ${window} to all Ready`, requestsText(phase.requests, requestsAfter));
-  row('reconciles per second', `${(done / (readyMs / 1000)).toFixed(0)} (${done} reconciles)`);
-  row(
+  rowFor(`${window} → all Ready`, `${(readyMs / 1000).toFixed(1)} s`);
+  rowFor(`CPU from ${window} to all Ready (share of one core)`, cpuText(phase.cpu, cpuAfter, readyMs));
+  rowFor(`kube-apiserver requests from ${window} to all Ready`, requestsText(phase.requests, requestsAfter));
+  rowFor('reconciles per second', `${(done / (readyMs / 1000)).toFixed(0)} (${done} reconciles)`);
+  rowFor(
     'service calls per resource',
     `${(stats.requests.total / n).toFixed(2)} (${stats.requests.total} calls, ${stats.writes.total} writes)`,
   );
-  row('operator RSS peak (VmHWM) so far', mib(peakRssBytes('operator')));
-  row(
+  rowFor('operator RSS peak (VmHWM) so far', mib(peakRssBytes('operator')));
+  rowFor(
     'operator memory at the largest working set sampled (every 2 s) until all Ready',
     (await sampler?.stop()) ?? '',
   );
   if (scenario === 'push') {
     const routes = Object.entries(stats.requests.byRoute).sort((a, b) => b[1] - a[1]);
     for (const [route, count] of routes)
-      row(`  service ${route}`, `${count} (${(count / Math.max(1, w.batches)).toFixed(2)} per SecretBatch)`);
+      rowFor(
+        `  service ${route}`,
+        `${count} (${(count / Math.max(1, w.batches)).toFixed(2)} per SecretBatch)`,
+      );
   }
-  return { w, operator, readyMs };
+  return { operator, readyMs, requests: requestDelta(phase.requests, requestsAfter) };
 }
 
 async function steadyState(service: Service, operator: OperatorProcess): Promise<void> {
@@ -377,10 +422,9 @@ async function main(): Promise<void> {
       await env.plane.createNamespace('bench-no-events'),
       await env.plane.createNamespace('bench-budget'),
     ];
-    const afterApply = values['operator-after-apply'];
     const kubeconfigPath = await operatorKubeconfig(env, operatorIdentity);
-    const operatorFor = async () => {
-      const started = await startOperator(env, [ns, quietNs, budgetNs], {
+    const operatorFor = async (namespaces: string[], kept: boolean) => {
+      const started = await startOperator(env, namespaces, {
         pollInterval,
         workers,
         entry,
@@ -390,22 +434,32 @@ async function main(): Promise<void> {
         ],
         kubeconfigPath,
       });
-      processes.push(started);
+      if (kept) processes.push(started);
       await started.waitReady();
       const idle = await started.metrics();
-      row(
-        afterApply
+      rowOf(kept)(
+        values['operator-after-apply']
           ? 'operator memory / heap used once its caches synced'
           : 'operator memory / heap used at start (no resources)',
         `${memoryFiguresText(operatorMemory(started))} / ${mib(sumMetric(idle, 'nodejs_heap_size_used_bytes'))}`,
       );
-      await heapSnapshot(env, 'at start');
+      if (kept) await heapSnapshot(env, 'at start');
       return started;
     };
     await createConnection({ env, namespace: ns }, service);
-    const { w, operator, readyMs } = await converge({ env, namespace: ns }, service, operatorFor, afterApply);
-    await heapSnapshot(env, 'after convergence');
-    await floorComparison(env, w, { readyMs, kubeconfigPath });
+    const kept: { operator?: OperatorProcess } = {};
+    const keptRun = async () => {
+      const start = () => operatorFor([ns, quietNs, budgetNs], true);
+      const run = await converge({ env, namespace: ns }, service, start, true);
+      kept.operator = run.operator;
+      await heapSnapshot(env, 'after convergence');
+      return run;
+    };
+    if (values.floor) await floorPairs(env, kubeconfigPath, keptRun, operatorFor);
+    else await keptRun();
+    const operator = kept.operator;
+    if (!operator) throw new Error('the operator run kept for the later phases did not run');
+    const w = scenarioWorkload();
     if (values['converge-only'] || scenario === 'push') {
       const title = `coffer operator benchmark: N=${n} (${scenario}), ${workers} workers per kind (convergence only)`;
       printTable(title, rows);
