@@ -69,7 +69,7 @@ export function sumRequests(phases: readonly RequestCounts[]): RequestCounts {
 }
 
 /** "PATCH secretbatches 8000, ..." for the requests between two readings, most first. */
-export function requestsText(before: RequestCounts, after: RequestCounts, top = 10): string {
+export function requestsText(before: RequestCounts, after: RequestCounts, top = 20): string {
   return [...after]
     .map(([key, count]) => [key, count - (before.get(key) ?? 0)] as const)
     .filter(([, count]) => count > 0)

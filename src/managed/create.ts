@@ -6,10 +6,17 @@
  *    each write guarded by the resourceVersion of the one before: if our cache is stale (an id may
  *    already be recorded), this fails with 409 and nothing is created.
  * 2. Call `create`.
- * 3. Record the returned id and clear the annotation in one merge patch, retried a few times;
- *    then, for kinds whose objects can be protected, `status.createdId`: this resource created it
- *    (ownership.ts, rule 4; an object recovered as below is not marked as created). The status
- *    half of the mark goes with that write or with the status at the end of the reconcile.
+ * 3. Record the returned id and clear the annotation in one merge patch, retried a few times.
+ *    The status at the end of the reconcile, the next Kubernetes write, records the id in
+ *    `status.id`, `status.createdId` (this resource created it: ownership.ts, rule 4; an object
+ *    recovered as below is not marked as created) and clears the status half of the mark
+ *    (`urgentStatus` says when part of that is written at once instead).
+ *
+ * These are the fewest writes that keep the guarantees below: the finalizer must be stored
+ * before anything exists in the service (or a deletion in between leaks the object); the mark
+ * must be in status too (the one place a manifest cannot forge); and the id is only known after
+ * the create, and is recorded in the annotation that also names an adopted object. So a create
+ * costs two metadata writes (steps 1 and 3) and two status writes (step 1 and the end).
  *
  * Adapters whose id is known before the create and whose create is idempotent
  * (`idBeforeCreate`) record the id in step 1 instead of the mark, and skip step 3.
@@ -81,20 +88,29 @@ type UrgentStatus = Pick<ManagedStatus, 'id' | 'createdId'>;
 
 /**
  * The generic status fields to write right after recording `id` rather than with the rest of the
- * status at the end of the reconcile: `status.createdId` after this resource's own create, for
- * kinds whose objects can be protected (an object it created stays its to manage, ownership.ts
- * rule 4); `status.id` through a cluster-scoped connection (until it is there, the resource counts
- * as adopting, which such a connection may refuse). Undefined when nothing is urgent. (With an id
- * known before the create, `status.createdId` comes with the rest of the status.)
+ * status at the end of the reconcile; undefined when nothing is urgent:
+ * - `status.id` through a cluster-scoped connection (until it is there, the resource counts as
+ *   adopting, which such a connection may refuse);
+ * - `status.createdId` after this resource's own create of an object that can be protected
+ *   (an object it created stays its to manage, ownership.ts rule 4), when output Secrets are to be
+ *   written before the end of the reconcile. Otherwise the status at the end of the reconcile is
+ *   the next Kubernetes write and carries it (and a failed reconcile's status carries it too,
+ *   `Run.created`): a write of its own would only move the point where a crash leaves the id
+ *   recorded without `status.createdId`, and such a crash is safe either way: the object then
+ *   counts as adopted (protected once something relies on it, the opt-in lifts it), never as
+ *   created by this resource when it was not.
+ * (With an id known before the create, `status.createdId` comes with the rest of the status.)
  */
 function urgentStatus<Spec extends ManagedSpecFields, Refs, Status extends AdapterStatus>(
   run: AnyRun<Spec, Refs, Status>,
   id: string,
-  createdBy: ExternalClient<Spec, Refs, Status> | undefined,
+  created: { client: ExternalClient<Spec, Refs, Status>; outputs: boolean } | undefined,
 ): UrgentStatus | undefined {
-  if (createdBy?.protection) return { id, createdId: id };
   const ref = run.spec?.connectionRef;
-  return ref && findKind(connectionKindOf(ref))?.scope === 'Cluster' ? { id } : undefined;
+  const clusterScoped = ref !== undefined && findKind(connectionKindOf(ref))?.scope === 'Cluster';
+  const withCreatedId = created?.client.protection !== undefined && (clusterScoped || created.outputs);
+  if (withCreatedId) return { id, createdId: id };
+  return clusterScoped ? { id } : undefined;
 }
 
 /**
@@ -202,8 +218,12 @@ export async function createExternal<Spec extends ManagedSpecFields, Refs, Statu
     if (!knownId && definitelyNotPerformed(error)) await clearPendingMark(run);
     throw error;
   }
-  if (creation.externalId !== knownId)
-    await persistExternalId(run, creation.externalId, urgentStatus(run, creation.externalId, client));
+  if (creation.externalId !== knownId) {
+    const outputs = (creation.secretData?.length ?? 0) > 0;
+    const urgent = urgentStatus(run, creation.externalId, { client, outputs });
+    await persistExternalId(run, creation.externalId, urgent);
+  }
+  run.created = creation.externalId;
   const replaced = previousId ? ` (the previous object ${previousId} was not found)` : '';
   run.events.push({
     type: 'Normal',

@@ -215,8 +215,8 @@ describe('managed reconciler: protected objects', () => {
     t.create('a', { name: 'alpha', size: 3 });
     await t.reconcile('a');
     const id = t.get('a')?.status?.id ?? '';
-    // The mark (annotation, then status), the id, and createdId right after the id, before the
-    // end of the reconcile writes the rest of status.
+    // The mark (annotation, then status), the id, and createdId with the status that ends the
+    // reconcile.
     expect(t.store.writes.slice(0, 4)).toEqual(['jsonPatch', 'status', 'mergePatch', 'status']);
     expect(t.get('a')?.status?.createdId).toBe(id);
     t.service.widgets.get(id)!.protectedBy = why;

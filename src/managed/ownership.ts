@@ -26,8 +26,9 @@
  *    interrupted create (the operator never saw that create return the id), stays protected. The
  *    check runs only when a create, update or delete is about to happen: a reconcile with nothing
  *    to write never reports a refusal, and `ObserveOnly` may always observe. Reason
- *    `ProtectedObject`. The operator records `status.createdId` one write after the id itself;
- *    stopped in between, it counts the object as adopted (protected, the opt-in lifts it).
+ *    `ProtectedObject`. The operator records `status.createdId` with the status that ends the
+ *    reconcile which recorded the id (create.ts); stopped in between, it counts the object as
+ *    adopted (protected, the opt-in lifts it).
  *
  * A resource being deleted whose object it was never allowed to manage (rules 3 and 4) leaves
  * the object in place and lets go.

@@ -102,7 +102,8 @@ async function fail<Spec extends ManagedSpecFields, Refs, Status extends Adapter
     ? undefined
     : { type: 'Warning', reason: stepFailureEvent[run.step], message: classified.message };
   try {
-    await finish(run, condition, {}, warning);
+    const created = run.created ? { id: run.created, createdId: run.created } : {};
+    await finish(run, condition, created, warning);
   } catch (statusError) {
     run.context.log.warn({ err: statusError }, 'cannot write status after a failed reconcile');
   }

@@ -94,6 +94,11 @@ export interface Run<Spec extends ManagedSpecFields, Refs, Status extends Adapte
   pollIntervalMs: number;
   /** A requeue sooner than the poll interval asked for by the adapter. */
   requeueHintMs?: number;
+  /**
+   * The id of the object this reconcile created, once recorded in the annotation: whatever status
+   * the reconcile ends with records it as `status.id` and `status.createdId`.
+   */
+  created?: string;
   /** The Ready condition to write; undefined keeps the stored one. */
   ready?: ConditionState;
   /** Normal events to record once status is written. */
