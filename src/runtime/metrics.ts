@@ -19,6 +19,7 @@
  * | coffer_leader_election_status                 | gauge     | name                        |
  * | coffer_events_dropped_total                   | counter   |                             |
  * | coffer_events_skipped_total                   | counter   | reason                      |
+ * | coffer_cached_secret_values                   | gauge     |                             |
  *
  * `result` is `success`, `requeue_after`, or the error class (`terminal`, `waiting`,
  * `rate_limited`, `conflict`, `transient`). `status` is the HTTP status, or `error` when no
