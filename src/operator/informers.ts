@@ -66,6 +66,8 @@ export function createInformers(
       }),
     );
   }
+  // The transform is the one place that sees a Secret's values, so it also feeds the value cache;
+  // it runs for the last state of a deleted Secret too, which the delete handler then forgets.
   const secretValues = new SecretValueCache();
   const secrets = manager.informer<PayloadMeta>({
     name: 'secrets',
