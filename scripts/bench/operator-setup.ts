@@ -13,6 +13,7 @@ import { apiVersion, findKind, group, version } from '../../src/api/v1alpha1/ind
 import { createServiceClient, staticToken, type ServiceClient } from '../../src/client/index.ts';
 import { applyObjects } from '../../src/sandbox/control-plane/cluster.ts';
 import { startControlPlane, type ControlPlane } from '../../src/sandbox/control-plane/control-plane.ts';
+import { LABEL_SOURCE } from '../../src/operator/secret-values.ts';
 import { renderChartRbac } from '../../test/support/chart.ts';
 import {
   newProcessDir,
@@ -309,13 +310,17 @@ export interface Naming {
   readonly pollInterval?: string;
 }
 
-/** Secrets `src-<i>` with `keys` random values `K0..`. */
+/**
+ * Secrets `src-<i>` with `keys` random values `K0..`, labelled `coffer.dev/source` as the
+ * SecretBatch docs ask of a Secret created before its SecretBatch (its values are kept from the
+ * watch, so no SecretBatch reads its Secret from the API server).
+ */
 export function createSources({ env, namespace }: At, count: number, keys: number, concurrency = 32) {
   return forEachLimited(count, concurrency, (i) => {
     const data = Object.fromEntries(Array.from({ length: keys }, (_, k) => [`K${k}`, randomValue()]));
     return env.core.createNamespacedSecret({
       namespace,
-      body: { metadata: { name: `src-${i}` }, stringData: data },
+      body: { metadata: { name: `src-${i}`, labels: { [LABEL_SOURCE]: 'true' } }, stringData: data },
     });
   });
 }

@@ -31,6 +31,12 @@ export interface KindController<Spec = any, Refs = any, Status extends AdapterSt
    * the object within seconds.
    */
   referencedSecrets?(obj: ManagedObject<Spec>): readonly NamedRef[];
+  /**
+   * Whether the operator holds the values of `referencedSecrets` in memory, fed by its Secret
+   * watch, for a kind that reads them on every reconcile: no request per read, and memory only
+   * for the Secrets this kind's objects reference.
+   */
+  readonly holdsSecretValues?: boolean;
   /** ConfigMaps this object reads. */
   referencedConfigMaps?(obj: ManagedObject<Spec>): readonly NamedRef[];
   /**

@@ -105,6 +105,7 @@ function addManagedKind(wiring: Wiring, kind: KindController): WatchedKind {
     controller,
     usesConnection: true,
     ...(kind.referencedSecrets ? { referencedSecrets: kind.referencedSecrets.bind(kind) } : {}),
+    ...(kind.holdsSecretValues ? { holdsSecretValues: true } : {}),
     ...(kind.referencedConfigMaps ? { referencedConfigMaps: kind.referencedConfigMaps.bind(kind) } : {}),
     ...(kind.dependencies ? { dependencies: kind.dependencies.bind(kind) } : {}),
     ...(kind.announces ? { announces: kind.announces.bind(kind) } : {}),
@@ -176,6 +177,7 @@ export function assembleOperator(options: AssembleOptions): AssembledOperator {
     projectedTokenDir: options.projectedTokenDir,
   });
   manager.metrics.scheduledWork('project-events', () => nextEventHubWork(services));
+  manager.metrics.cachedSecretValues(() => informers.secretValues.size);
   // Reconciles do not wait for their events to be stored (see event-queue.ts).
   const events = operatorEvents({
     kubeConfig: manager.kubeConfig,

@@ -1,6 +1,7 @@
 /**
  * The operator's informers: one per coffer.dev kind (so every kind can read every other from
- * memory), plus Secrets and ConfigMaps (metadata and a data hash only, see `secret-cache.ts`) and
+ * memory), plus Secrets and ConfigMaps (metadata and a data hash only, see `secret-cache.ts`; the
+ * values of referenced SecretBatch sources beside them, see `secret-values.ts`) and
  * Namespaces (labels, for ClusterConnection admission). Custom resources are cached with their
  * repeated strings shared (`intern.ts`). Namespaced informers honour `--namespaces` through the
  * manager.
@@ -11,13 +12,22 @@ import type { ResourceKind } from '../managed/kube-objects.ts';
 import type { Informer, KubeObject } from '../runtime/informer.ts';
 import { internRepeatedStrings, StringInterner } from '../runtime/intern.ts';
 import type { Manager } from '../runtime/manager.ts';
-import { slimConfigMap, slimNamespace, slimSecret, type PayloadMeta } from './secret-cache.ts';
+import {
+  decodeSecretData,
+  slimConfigMap,
+  slimNamespace,
+  slimSecret,
+  type PayloadMeta,
+} from './secret-cache.ts';
+import { SecretValueCache } from './secret-values.ts';
 
 /** Every informer the operator uses. */
 export interface OperatorInformers {
   /** By kind name, e.g. `Project`. */
   readonly kinds: ReadonlyMap<string, Informer<ManagedObject<unknown>>>;
   readonly secrets: Informer<PayloadMeta>;
+  /** The values of the Secrets the operator reads on every reconcile, fed by `secrets`. */
+  readonly secretValues: SecretValueCache;
   readonly configMaps: Informer<PayloadMeta>;
   readonly namespaces: Informer<KubeObject>;
 }
@@ -56,12 +66,20 @@ export function createInformers(
       }),
     );
   }
+  // The transform is the one place that sees a Secret's values, so it also feeds the value cache;
+  // it runs for the last state of a deleted Secret too, which the delete handler then forgets.
+  const secretValues = new SecretValueCache();
   const secrets = manager.informer<PayloadMeta>({
     name: 'secrets',
     resource: { group: '', version: 'v1', plural: 'secrets', namespaced: true },
-    transform: (obj) => slimSecret(obj),
+    transform: (obj) => {
+      const decoded = decodeSecretData(obj);
+      secretValues.observe(obj, decoded);
+      return slimSecret(obj, decoded);
+    },
     pageSize: payloadPageSize,
   });
+  secrets.on('delete', (obj) => secretValues.forget(obj.metadata?.namespace, obj.metadata?.name ?? ''));
   const configMaps = manager.informer<PayloadMeta>({
     name: 'configmaps',
     resource: { group: '', version: 'v1', plural: 'configmaps', namespaced: true },
@@ -73,5 +91,5 @@ export function createInformers(
     resource: { group: '', version: 'v1', plural: 'namespaces', namespaced: false },
     transform: slimNamespace,
   });
-  return { kinds, secrets, configMaps, namespaces };
+  return { kinds, secrets, secretValues, configMaps, namespaces };
 }

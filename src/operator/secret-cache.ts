@@ -6,7 +6,8 @@
  * proportional to everything stored in the cluster (Helm releases, service-account tokens...) and
  * keep secret values in the heap. So the informers keep only metadata, the type and a sha256 of
  * the decoded data (`dataHash`, the same function the SecretWriter stamps into
- * `coffer.dev/data-hash`); values are read with a GET when a reconcile needs them.
+ * `coffer.dev/data-hash`). Values are held only for the Secrets `secret-values.ts` wants (those
+ * SecretBatches reference); others are read with a GET when a reconcile needs them.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ConfigMapSource, SecretSource } from '../controllers/kind-controller.ts';
@@ -16,6 +17,7 @@ import type { KubeObject } from '../runtime/informer.ts';
 import { kubeRequest } from '../runtime/kube-request.ts';
 import type { ObjectMeta } from '../runtime/object-meta.ts';
 import { dataHash } from '../runtime/secret-writer.ts';
+import type { SecretValueCache } from './secret-values.ts';
 
 /** A Secret or ConfigMap as cached: metadata, type and the hash of its decoded data. */
 export interface PayloadMeta extends KubeObject {
@@ -62,15 +64,19 @@ function slimMetadata(metadata: ObjectMeta | undefined): ObjectMeta {
   return { ...rest, annotations: kept };
 }
 
+/** A Secret's `data`, decoded to UTF-8. */
+export function decodeSecretData(obj: KubeObject): Record<string, string> {
+  return decodeBase64((obj as KubeObject & { data?: unknown }).data);
+}
+
 /** Informer transform for Secrets: metadata, type and `dataHash`, no values. */
-export function slimSecret(obj: KubeObject): PayloadMeta {
-  const raw = obj as KubeObject & { data?: unknown; type?: string };
+export function slimSecret(obj: KubeObject, decoded = decodeSecretData(obj)): PayloadMeta {
   return {
     apiVersion: obj.apiVersion,
     kind: obj.kind,
     metadata: slimMetadata(obj.metadata),
-    type: raw.type,
-    dataHash: dataHash(decodeBase64(raw.data)),
+    type: (obj as KubeObject & { type?: string }).type,
+    dataHash: dataHash(decoded),
   };
 }
 
@@ -155,14 +161,26 @@ const path = (namespace: string, plural: string, name: string) =>
   `/api/v1/namespaces/${encodeURIComponent(namespace)}/${plural}/${encodeURIComponent(name)}`;
 
 /**
- * Secret values by GET (never from the cache, which holds none), not older than the cached
- * version when the cache holds the Secret.
+ * Secret values: from `held` (see `secret-values.ts`) when it holds them at the version the cache
+ * holds, otherwise by GET, not older than the cached version when the cache holds the Secret
+ * (a Secret the cache has not seen is looked up with a quorum read, so "missing" is never a watch
+ * that lags behind). The answer of a GET is handed to `held`, which keeps it if it is wanted.
  */
-export function apiSecretSource(get: ObjectGet, cachedVersion: CachedVersion): SecretSource {
+export function apiSecretSource(
+  get: ObjectGet,
+  cachedVersion: CachedVersion,
+  held?: SecretValueCache,
+): SecretSource {
   return {
     async read(namespace, name) {
-      const secret = await get(path(namespace, 'secrets', name), cachedVersion(namespace, name));
-      return secret ? decodeBase64(secret.data) : undefined;
+      const version = cachedVersion(namespace, name);
+      const cached = held?.get(namespace, name, version);
+      if (cached) return cached;
+      const secret = await get(path(namespace, 'secrets', name), version);
+      if (!secret) return undefined;
+      const values = decodeBase64(secret.data);
+      held?.keep(secret, values);
+      return values;
     },
   };
 }

@@ -93,6 +93,7 @@ export function createServices(options: ServicesOptions): DirectServices {
   const secrets = apiSecretSource(
     get,
     (ns, name) => informers.secrets.get(ns, name)?.metadata?.resourceVersion,
+    informers.secretValues,
   );
   const configMaps = apiConfigMapSource(
     get,

@@ -34,6 +34,8 @@ export interface WatchedKind {
   readonly informer: Informer<ManagedObject<unknown>>;
   readonly controller: Controller;
   readonly referencedSecrets?: (obj: ManagedObject<unknown>) => readonly NamedRef[];
+  /** Whether the values of `referencedSecrets` are held in memory (`secret-values.ts`). */
+  readonly holdsSecretValues?: boolean;
   readonly referencedConfigMaps?: (obj: ManagedObject<unknown>) => readonly NamedRef[];
   readonly dependencies?: NamedObjects;
   readonly announces?: NamedObjects;
@@ -132,13 +134,14 @@ export function watchOwnSources(kind: WatchedKind, informers: OperatorInformers)
   controller.watches(informers.secrets, requestsForOwnerKind(definition), payloadChanged);
   const secretRefs = kind.referencedSecrets;
   if (secretRefs) {
-    informer.addIndex(SECRET_INDEX, (obj) =>
+    const secretKeys = (obj: ManagedObject<unknown>) =>
       safely(() => {
         const view = parsed(definition, obj);
         return view ? refKeys(obj, secretRefs(view)) : [];
-      }),
-    );
+      });
+    informer.addIndex(SECRET_INDEX, secretKeys);
     controller.watches(informers.secrets, (s) => byIndex(informer, SECRET_INDEX, s), payloadChanged);
+    if (kind.holdsSecretValues) holdReferencedValues(informer, secretKeys, informers);
   }
   const configMapRefs = kind.referencedConfigMaps;
   if (configMapRefs) {
@@ -154,6 +157,24 @@ export function watchOwnSources(kind: WatchedKind, informers: OperatorInformers)
     const ownedInformer = informers.kinds.get(owned);
     if (ownedInformer) controller.watches(ownedInformer, requestsForOwnerKind(definition));
   }
+}
+
+/**
+ * Makes the Secret value cache keep the values of the Secrets `informer`'s objects reference (its
+ * Secret index), and drop them when the last object referencing one is edited away or deleted.
+ */
+function holdReferencedValues(
+  informer: Informer<ManagedObject<unknown>>,
+  secretKeys: (obj: ManagedObject<unknown>) => readonly string[],
+  { secretValues, secrets }: OperatorInformers,
+): void {
+  secretValues.addReferencedCheck((key) => informer.byIndex(SECRET_INDEX, key).length > 0);
+  const labelsOf = (key: string) => {
+    const slash = key.indexOf('/');
+    return secrets.get(key.slice(0, slash), key.slice(slash + 1))?.metadata?.labels;
+  };
+  informer.on('update', (_obj, old) => secretValues.release(secretKeys(old), labelsOf));
+  informer.on('delete', (obj) => secretValues.release(secretKeys(obj), labelsOf));
 }
 
 function byIndex(informer: Informer<ManagedObject<unknown>>, index: string, obj: KubeObject): Request[] {

@@ -19,6 +19,7 @@
  * | coffer_leader_election_status                 | gauge     | name                        |
  * | coffer_events_dropped_total                   | counter   |                             |
  * | coffer_events_skipped_total                   | counter   | reason                      |
+ * | coffer_cached_secret_values                   | gauge     |                             |
  *
  * `result` is `success`, `requeue_after`, or the error class (`terminal`, `waiting`,
  * `rate_limited`, `conflict`, `transient`). `status` is the HTTP status, or `error` when no
@@ -121,6 +122,7 @@ export class OperatorMetrics {
   private readonly leader: Gauge<'name'>;
   private readonly eventsDropped: Counter;
   private readonly eventsSkipped: Counter<'reason'>;
+  private secretValueCount: (() => number) | undefined;
 
   constructor(options: OperatorMetricsOptions = {}) {
     const registers = [this.registry];
@@ -189,6 +191,15 @@ export class OperatorMetrics {
       registers,
     });
     [this.eventsDropped, this.eventsSkipped] = eventCounters(registers);
+    const held = () => this.secretValueCount?.() ?? 0;
+    new Gauge({
+      name: 'coffer_cached_secret_values',
+      help: 'Secrets whose values the operator holds in memory (the sources SecretBatches reference).',
+      registers,
+      collect() {
+        this.set(held());
+      },
+    });
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
   }
 
@@ -223,6 +234,14 @@ export class OperatorMetrics {
    */
   scheduledWork(source: string, nextAt: () => number | undefined): void {
     this.wakeups.set(source, nextAt);
+  }
+
+  /**
+   * Reports how many Secrets' values the operator holds in memory (`coffer_cached_secret_values`);
+   * `count` is read at each scrape.
+   */
+  cachedSecretValues(count: () => number): void {
+    this.secretValueCount = count;
   }
 
   /** Counts one restart of the informer `informer`. */

@@ -37,6 +37,8 @@ export const secretBatchController: KindController<
   createAdapter: (services) => secretBatchAdapter(services, projectEventHub(services, KIND)),
   // A changed source Secret reaches the service within seconds.
   referencedSecrets: (obj) => referencedSecrets(obj.metadata.namespace, obj.spec),
+  // Every reconcile reads its source Secrets: their values come from the watch, not a GET.
+  holdsSecretValues: true,
   startBackground: (services, signal) => projectEventHub(services, KIND).start(signal),
 };
 
