@@ -32,6 +32,8 @@ export interface RoundDeps {
 export interface LeaseStatusFields {
   leases?: HeldLease[];
   retiredLeases?: RetiredLease[];
+  /** The earliest `expireAt` of `leases` (the printer column). */
+  leaseExpiry?: string;
 }
 
 function renewAt(now: number, expireAt: number): number {
@@ -199,8 +201,9 @@ export class LeaseRound {
   /** The status fields after this round. */
   status(): LeaseStatusFields {
     const leases = [...this.held.values()].sort((a, b) => a.source - b.source);
+    const expiries = leases.map((l) => Date.parse(l.expireAt));
     return {
-      ...(leases.length > 0 ? { leases } : {}),
+      ...(leases.length > 0 ? { leases, leaseExpiry: new Date(Math.min(...expiries)).toISOString() } : {}),
       ...(this.retired.length > 0 ? { retiredLeases: this.retired } : {}),
     };
   }
