@@ -85,7 +85,7 @@ async function logsIn(data: Record<string, string> | undefined): Promise<boolean
 const statusOf = async () => ((await h.get('WorkloadSecret', 'short'))?.status ?? {}) as Status;
 const synced = (s: Status) => s.conditions?.find((c) => c.type === 'Synced');
 
-/** The Deployment `app` opted in to restarts by the target Secret: its generation and pod template annotations. */
+/** The Deployment `app` (opted in to restarts by the target Secret): generation, pod template annotations. */
 async function app(): Promise<{ generation: number; annotations: Record<string, string> }> {
   const d = await apps.readNamespacedDeployment({ namespace: h.namespace, name: 'app' });
   return {

@@ -1,8 +1,9 @@
 // WorkloadSecret `dynamicSecret` sources against the devserver over HTTP and a real PostgreSQL:
 // a lease is issued and delivered beside a static source and through a template (a connection
 // string), its credentials log in as a real role; status records the lease (id, expiry, params
-// hash), never a credential, and its expiry shows in the real `kubectl get` (LEASE EXPIRY). A resync, an unrelated spec change and an operator restart issue no
-// new lease (leases counted in the service, roles in PostgreSQL). After a restart a change of the
+// hash), never a credential, and its expiry shows in the real `kubectl get` (LEASE EXPIRY, a
+// time, not <invalid>). A resync, an unrelated spec change and an operator restart issue no new
+// lease (leases counted in the service, roles in PostgreSQL). After a restart a change of the
 // static source does (the credentials were only in memory and the target): the new lease is
 // delivered and the old one revoked after the overlap. A target deleted or edited by hand gets a
 // new lease and the old one is revoked; the target is never empty. Deleting the WorkloadSecret
