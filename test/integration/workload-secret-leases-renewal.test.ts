@@ -3,8 +3,12 @@
 // is renewed at about two thirds of its time (status and the role's VALID UNTIL move, same
 // lease); when a renewal would pass the maximum, a new lease is issued ahead of the expiry and
 // delivered, the old one stays valid for the overlap and is then revoked (its role dropped).
+// `status.leaseExpiry` follows the held lease. A Deployment opted in to restarts (annotation
+// coffer.dev/reload-secrets) gets its pod template bumped exactly once by the rotation (the
+// API server raises its generation) and never by a renewal or the revocation.
 // With the service unreachable at renewal time the lease and the target are kept and
 // `Synced=False LeaseNotRenewed` says so; once it answers again the lease is renewed.
+import { AppsV1Api } from '@kubernetes/client-node';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HARNESS_CONNECTION, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
@@ -13,6 +17,7 @@ import { waitFor } from '../support/wait-for.ts';
 
 let db: PostgresServer;
 let h: OperatorHarness;
+let apps: AppsV1Api;
 const projectSlug = 'lease-renew';
 const scope = { projectSlug, environmentSlug: 'dev', path: '/' };
 
@@ -21,8 +26,13 @@ interface Held {
   expireAt: string;
 }
 interface Status {
+  contentHash?: string;
   leases?: Held[];
   retiredLeases?: Held[];
+  leaseExpiry?: string;
+  lastRestart?: { time: string; workloads: string[] };
+  pendingRestart?: unknown;
+  lastHandledReconcileAt?: string;
   conditions?: { type: string; status: string; reason: string; message: string }[];
 }
 
@@ -75,9 +85,46 @@ async function logsIn(data: Record<string, string> | undefined): Promise<boolean
 const statusOf = async () => ((await h.get('WorkloadSecret', 'short'))?.status ?? {}) as Status;
 const synced = (s: Status) => s.conditions?.find((c) => c.type === 'Synced');
 
+/** The Deployment `app` (opted in to restarts by the target Secret): generation, pod template annotations. */
+async function app(): Promise<{ generation: number; annotations: Record<string, string> }> {
+  const d = await apps.readNamespacedDeployment({ namespace: h.namespace, name: 'app' });
+  return {
+    generation: d.metadata?.generation ?? 0,
+    annotations: d.spec?.template?.metadata?.annotations ?? {},
+  };
+}
+
+/** Requests a reconcile and waits until status records it handled (every earlier one is written). */
+async function settled(): Promise<Status> {
+  const requested = await h.requestReconcile('WorkloadSecret', 'short');
+  const value = requested.metadata.annotations?.['coffer.dev/reconcile-requested-at'];
+  return waitFor(
+    async () => {
+      const s = await statusOf();
+      return s.lastHandledReconcileAt === value ? s : undefined;
+    },
+    { timeoutMs: 30_000, message: 'the requested reconcile handled' },
+  );
+}
+
 beforeAll(async () => {
   db = await startPostgres();
   h = await startOperatorHarness({ devserver: { leaseSweepMs: 200 } });
+  apps = h.kubeConfig.makeApiClient(AppsV1Api);
+  const labels = { app: 'app' };
+  await apps.createNamespacedDeployment({
+    namespace: h.namespace,
+    body: {
+      metadata: { name: 'app', annotations: { 'coffer.dev/reload-secrets': 'short-db' } },
+      spec: {
+        selector: { matchLabels: labels },
+        template: {
+          metadata: { labels },
+          spec: { containers: [{ name: 'app', image: 'registry.invalid/app:1', envFrom: [{ secretRef: { name: 'short-db' } }] }] }, // prettier-ignore
+        },
+      },
+    },
+  });
   await call('POST', '/api/v2/workspace', { projectName: 'Lease renew', slug: projectSlug });
   await call('POST', '/api/v1/dynamic-secrets', {
     ...scope,
@@ -111,23 +158,31 @@ describe('WorkloadSecret lease lifetime', () => {
     const data = (await h.readSecret('short-db')) ?? {};
     const role = data.DB_USERNAME ?? '';
     expect(await validUntil(role)).toBe(first.expireAt);
-    const renewed = await waitFor(
+    const after = await waitFor(
       async () => {
-        const held = (await statusOf()).leases?.[0];
-        return held?.leaseId === first.leaseId && held.expireAt !== first.expireAt ? held : undefined;
+        const s = await statusOf();
+        const held = s.leases?.[0];
+        return held?.leaseId === first.leaseId && held.expireAt !== first.expireAt ? s : undefined;
       },
       { timeoutMs: 90_000, intervalMs: 500, message: 'the lease renewed' },
     );
+    const renewed = after.leases?.[0] as Held;
+    expect(after.leaseExpiry).toBe(renewed.expireAt);
     const issuedAt = Date.parse(first.expireAt) - 60_000;
     expect(Date.now() - issuedAt).toBeGreaterThan(35_000);
     expect(Date.parse(renewed.expireAt)).toBe(Date.parse(first.expireAt) + 60_000);
     expect(await validUntil(role)).toBe(renewed.expireAt);
     expect((await h.readSecret('short-db'))?.DB_PASSWORD).toBe(data.DB_PASSWORD);
+    // The same content: no restart, none pending.
+    expect(after.pendingRestart).toBeUndefined();
+    expect(after.lastRestart).toBeUndefined();
+    expect(await app()).toEqual({ generation: 1, annotations: {} });
     current = renewed;
   }, 120_000);
 
   it('issues a new lease before the maximum TTL, keeps the old one for the overlap, then revokes it', async () => {
     const old = await h.readSecret('short-db');
+    const before = await app();
     const next = await waitFor(
       async () => {
         const s = await statusOf();
@@ -138,12 +193,20 @@ describe('WorkloadSecret lease lifetime', () => {
     );
     expect(Date.now()).toBeLessThan(Date.parse(current?.expireAt ?? ''));
     expect(next.retiredLeases?.map((l) => l.leaseId)).toEqual([current?.leaseId]);
+    // The held lease's expiry, not the earlier one of the lease it replaced.
+    expect(next.leaseExpiry).toBe(next.leases?.[0]?.expireAt);
     const fresh = await h.readSecret('short-db');
     expect(fresh?.DB_USERNAME).not.toBe(old?.DB_USERNAME);
     expect(await logsIn(fresh)).toBe(true);
     expect(await logsIn(old)).toBe(true);
     await waitFor(async () => !(await serviceLeases()).includes(current?.leaseId ?? ''), { timeoutMs: 60_000, message: 'the old lease revoked' }); // prettier-ignore
     expect(await validUntil(old?.DB_USERNAME ?? '')).toBeUndefined();
+    // Restarted once, for the new content; the revocation (same content) restarted nothing.
+    const restarted = await waitFor(async () => { const a = await app(); return a.annotations['coffer.dev/content-hash'] === next.contentHash ? a : undefined; }, { timeoutMs: 30_000, message: 'the opted-in Deployment restarted' }); // prettier-ignore
+    const done = await settled();
+    expect(done.pendingRestart).toBeUndefined();
+    expect(done.lastRestart).toEqual({ time: restarted.annotations['coffer.dev/restarted-at'], workloads: ['Deployment/app'] }); // prettier-ignore
+    expect(await app()).toEqual({ ...restarted, generation: before.generation + 1 });
     current = next.leases?.[0];
   }, 180_000);
 

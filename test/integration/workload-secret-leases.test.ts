@@ -1,16 +1,20 @@
 // WorkloadSecret `dynamicSecret` sources against the devserver over HTTP and a real PostgreSQL:
 // a lease is issued and delivered beside a static source and through a template (a connection
 // string), its credentials log in as a real role; status records the lease (id, expiry, params
-// hash), never a credential. A resync, an unrelated spec change and an operator restart issue no
-// new lease (leases counted in the service, roles in PostgreSQL). After a restart a change of the
+// hash), never a credential, and its expiry shows in the real `kubectl get` (LEASE EXPIRY, a
+// time, not <invalid>). A resync, an unrelated spec change and an operator restart issue no new
+// lease (leases counted in the service, roles in PostgreSQL). After a restart a change of the
 // static source does (the credentials were only in memory and the target): the new lease is
 // delivered and the old one revoked after the overlap. A target deleted or edited by hand gets a
 // new lease and the old one is revoked; the target is never empty. Deleting the WorkloadSecret
 // revokes its lease (Revoke) or leaves it (Retain).
+import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOperator, type RunningOperator } from '../../src/operator/start.ts';
 import { createLogger } from '../../src/runtime/logger.ts';
+import { locateBinaries } from '../support/control-plane-binaries.ts';
+import { clusterFromInjected } from '../support/kube.ts';
 import { sqlDatabaseInputs, startPostgres, type PostgresServer } from '../support/postgres.ts';
 import { HARNESS_CONNECTION, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
 import { waitFor } from '../support/wait-for.ts';
@@ -32,6 +36,7 @@ interface HeldLease {
 interface Status {
   contentHash?: string;
   leases?: HeldLease[];
+  leaseExpiry?: string;
   retiredLeases?: (HeldLease & { revokeAfter: string })[];
   conditions?: { type: string; status: string; reason: string; message: string }[];
 }
@@ -137,6 +142,24 @@ async function waitForNewLease(name: string, target: string, previous: string): 
   );
 }
 
+/**
+ * The cell of `column` in `kubectl get workloadsecret <name>` (the real kubectl, server-side
+ * printing), cut at the header's column positions (an empty cell leaves no gap to split on).
+ */
+function kubectlCell(name: string, column: string): string | undefined {
+  const kubectl = locateBinaries().kubectl;
+  if (!kubectl) throw new Error('cannot run kubectl: not found; run `npm run control-plane:install`');
+  const args = ['--kubeconfig', clusterFromInjected().kubeconfigPath, 'get', 'workloadsecret', name, '-n', h.namespace]; // prettier-ignore
+  const result = spawnSync(kubectl, args, { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`kubectl get workloadsecret failed: ${result.stderr}`);
+  const [header = '', row = ''] = result.stdout.split('\n');
+  const start = header.indexOf(column);
+  if (start < 0) return undefined;
+  const next = header.slice(start + column.length).search(/\S/);
+  const end = next < 0 ? undefined : start + column.length + next;
+  return row.slice(start, end).trim();
+}
+
 /** The target's credentials log in, and its connection string is built from them. */
 async function expectDelivered(target: string, host: string): Promise<{ user: string; password: string }> {
   const data = await h.readSecret(target);
@@ -176,6 +199,11 @@ describe('WorkloadSecret dynamicSecret source', () => {
     expect(status.leases).toHaveLength(1);
     expect(status.leases?.[0]).toMatchObject({ name: 'app-db', projectSlug, deletionPolicy: 'Revoke' });
     expect(Date.parse(status.leases?.[0]?.expireAt ?? '')).toBeGreaterThan(Date.now() + 50 * 60_000);
+    expect(status.leaseExpiry).toBe(status.leases?.[0]?.expireAt);
+    const cell = kubectlCell('app', 'LEASE EXPIRY');
+    expect(cell, 'kubectl get prints a LEASE EXPIRY column').toBeDefined();
+    expect(cell).not.toMatch(/<unknown>|<invalid>|<none>/);
+    expect(Date.parse(cell ?? '')).toBe(Date.parse(status.leaseExpiry ?? ''));
     expect(await serviceLeases('app-db')).toEqual([first]);
     expect(await roles()).toEqual([user]);
     const object = JSON.stringify(await h.get('WorkloadSecret', 'app'));

@@ -117,7 +117,8 @@ export const dynamicSecretKind = defineKind({
     { name: 'Env', type: 'string', jsonPath: '.spec.environment', description: 'Environment slug.' },
     { name: 'Path', type: 'string', jsonPath: '.spec.secretPath', description: 'Folder path.' },
     { name: 'Provider', type: 'string', jsonPath: '.status.provider', description: 'Provider type.' },
-    { name: 'TTL', type: 'string', jsonPath: '.spec.defaultTTL', description: 'Default lease TTL.' },
+    { name: 'Default TTL', type: 'string', jsonPath: '.spec.defaultTTL', description: 'Default lease TTL.' },
+    { name: 'Max TTL', type: 'string', jsonPath: '.spec.maxTTL', description: 'Maximum lease TTL.' },
   ],
   defaultDeletionPolicy: 'Delete',
 });

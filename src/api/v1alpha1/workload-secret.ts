@@ -302,6 +302,13 @@ export const workloadSecretStatus = z
       .max(maxLeaseSources)
       .optional()
       .describe('The lease each dynamicSecret source holds (ids and times, never credentials).'),
+    leaseExpiry: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe(
+        'When the first of the held leases expires unless it is renewed (the earliest leases[].expireAt); ' +
+          'unset when no lease is held.',
+      ),
     retiredLeases: z
       .array(
         heldLease.extend({ revokeAfter: z.iso.datetime({ offset: true }).describe('When it is revoked.') }),
@@ -353,6 +360,13 @@ export const workloadSecretKind = defineKind({
       type: 'date',
       jsonPath: '.status.lastSyncTime',
       description: 'When the content last changed.',
+    },
+    {
+      name: 'Lease Expiry',
+      // A string, not a date: kubectl renders a date column as an age, and a time in the future as <invalid>.
+      type: 'string',
+      jsonPath: '.status.leaseExpiry',
+      description: 'When the first held lease expires unless renewed (RFC 3339).',
     },
   ],
   defaultDeletionPolicy: undefined,

@@ -3,7 +3,8 @@
  * lease each `dynamicSecret` source holds, which sources need a new one, the replaced leases
  * waiting for revocation. It renews a lease at two thirds of its remaining time; a renewal the
  * service refuses (the dynamic secret's maximum TTL would be passed, or the lease is gone) asks for
- * a new lease, issued ahead of the expiry. An issuance first writes the mark
+ * a new lease, issued ahead of the expiry; when the service does not answer for that new lease, the
+ * one it replaces is kept (`LeaseNotRenewed`). An issuance first writes the mark
  * `coffer.dev/lease-pending` (the time) on the resource, so a lease issued but never recorded
  * (the operator killed in between) is found and revoked later (`holder.ts`). The credentials a
  * lease came with are kept in memory only, by lease id, for this operator process.
@@ -32,6 +33,8 @@ export interface RoundDeps {
 export interface LeaseStatusFields {
   leases?: HeldLease[];
   retiredLeases?: RetiredLease[];
+  /** The earliest `expireAt` of `leases` (the printer column). */
+  leaseExpiry?: string;
 }
 
 function renewAt(now: number, expireAt: number): number {
@@ -150,14 +153,20 @@ export class LeaseRound {
       await this.deps.writeMark(this.mark);
     }
     const { ttl, name } = source.lease;
-    const issued = await this.deps.client.dynamicSecretLeases.issue(
-      { ...scope, dynamicSecretName: name, ...(ttl ? { ttl } : {}), config: { cofferOwner: this.obj.metadata.uid ?? '' } }, // prettier-ignore
-      { signal: this.deps.signal },
-    );
+    const previous = this.held.get(source.index);
+    const issued = await this.deps.client.dynamicSecretLeases
+      .issue(
+        { ...scope, dynamicSecretName: name, ...(ttl ? { ttl } : {}), config: { cofferOwner: this.obj.metadata.uid ?? '' } }, // prettier-ignore
+        { signal: this.deps.signal },
+      )
+      .catch((error: unknown) => {
+        // The service did not answer: the lease to be replaced is kept (a refusal stays as it is).
+        if (!previous || isRefused(error)) throw error;
+        throw notRenewed(`cannot replace lease ${previous.leaseId}; it is kept until it expires at ${previous.expireAt}`, error); // prettier-ignore
+      });
     const { lease } = issued;
     this.deps.credentials.set(lease.id, issued.data);
     this.issued.push({ leaseId: lease.id, scope });
-    const previous = this.held.get(source.index);
     if (previous) this.retire(previous, source);
     const now = this.deps.now.getTime();
     const expireAt = Date.parse(lease.expireAt);
@@ -199,8 +208,9 @@ export class LeaseRound {
   /** The status fields after this round. */
   status(): LeaseStatusFields {
     const leases = [...this.held.values()].sort((a, b) => a.source - b.source);
+    const expiries = leases.map((l) => Date.parse(l.expireAt));
     return {
-      ...(leases.length > 0 ? { leases } : {}),
+      ...(leases.length > 0 ? { leases, leaseExpiry: new Date(Math.min(...expiries)).toISOString() } : {}),
       ...(this.retired.length > 0 ? { retiredLeases: this.retired } : {}),
     };
   }
