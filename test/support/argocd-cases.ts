@@ -4,7 +4,7 @@
  * message }, inputPath: testdata/<case>.yaml }`, and each testdata object is one a live resource
  * of the integration tests was in, made stable (no uid, resourceVersion, managedFields or
  * creationTimestamp; the run's namespace, name suffix, devserver URL, ids, hashes, long hex
- * strings and times replaced by fixed values). A case is named by its verdict and the reason the operator set, e.g.
+ * strings, times and the wording of a dropped connection replaced by fixed values). A case is named by its verdict and the reason the operator set, e.g.
  * `progressing_credentialsNotFound`.
  *
  * With `COFFER_ARGOCD_CAPTURE=1` (`npm run capture:argocd`) a test file rewrites the cases of the
@@ -34,6 +34,8 @@ const fixedTime = '2026-01-01T00:00:00Z';
 /** Times, with the random suffix a reconcile request carries after one. */
 const timePattern = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z(?:-[0-9a-f]+)?/g;
 const uuidPattern = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+/** The socket's own words for a dropped connection, which differ from run to run. */
+const networkErrorPattern = /network error: [^"\\]*/g;
 /** Serial numbers, hashes: long hex strings a run draws at random. */
 const hexPattern = /\b[0-9a-f]{16,}\b/g;
 /** Fields holding a hash of content the run made up. */
@@ -56,6 +58,7 @@ export function stableObject(obj: unknown, run: RunValues): Json {
       return known;
     })
     .replace(timePattern, fixedTime)
+    .replace(networkErrorPattern, 'network error: other side closed')
     .replace(hexPattern, (hex) => '0'.repeat(hex.length));
   const stable = JSON.parse(text, (key, value: unknown) =>
     hashField.test(key) && typeof value === 'string' ? '0' : value,

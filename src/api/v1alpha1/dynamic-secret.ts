@@ -68,9 +68,10 @@ export const dynamicSecretSpec = withRules(
       .regex(/^[A-Za-z0-9_\-{}[\].' |()"]*$/, 'may contain letters, digits and _-{}[].\' |()" only')
       .optional()
       .describe(
-        'Template of the usernames leases create, in double braces (variables: randomUsername, ' +
-          'unixTimestamp, identity.name, dynamicSecret.name, dynamicSecret.type). Unset: the provider’s ' +
-          'random name.',
+        'Template of the usernames leases create, a Handlebars template with the variables ' +
+          'randomUsername, unixTimestamp, identity.name, dynamicSecret.name and dynamicSecret.type and ' +
+          'the service’s helpers (random, replace, truncate, uppercase, lowercase, substr, stripPrefix), ' +
+          'each expression in double braces (e.g. truncate identity.name 8). Unset: the provider’s random name.',
       ),
   }),
   [
