@@ -10,6 +10,7 @@ import type { RunningOperator } from '../operator/start.ts';
 import { resourceKey } from './blocked.ts';
 import { saveBootstrapOutput, saveExternalIds } from './data-dir.ts';
 import type { SandboxCluster } from './cluster-source.ts';
+import type { DynamicSecretBackend } from './dynamic-secret-sample.ts';
 import type { SamplePlan } from './samples.ts';
 import { allSettled, readStates, type ResourceState } from './status.ts';
 
@@ -37,6 +38,8 @@ export class Sandbox {
   /** The in-process operator; undefined when the operator runs in the cluster (`--node`). */
   readonly operator: RunningOperator | undefined;
   readonly plan: SamplePlan;
+  /** What the DynamicSecret sample issues leases from (its PostgreSQL, or the cluster). */
+  readonly dynamicSecrets: DynamicSecretBackend | undefined;
   /** Kinds the operator reconciles; resources of other kinds show as waiting. */
   readonly registeredKinds: ReadonlySet<string>;
   /** Resources that cannot get Ready in this build (see `blocked.ts`), by `resourceKey`. */
@@ -59,6 +62,7 @@ export class Sandbox {
     devserver: DevServer;
     operator: RunningOperator | undefined;
     plan: SamplePlan;
+    dynamicSecrets?: DynamicSecretBackend;
     registeredKinds: ReadonlySet<string>;
     blocked: ReadonlySet<string>;
     operatorLogPath: string;
@@ -73,6 +77,7 @@ export class Sandbox {
     this.devserver = parts.devserver;
     this.operator = parts.operator;
     this.plan = parts.plan;
+    this.dynamicSecrets = parts.dynamicSecrets;
     this.registeredKinds = parts.registeredKinds;
     this.blocked = parts.blocked;
     this.operatorLogPath = parts.operatorLogPath;
