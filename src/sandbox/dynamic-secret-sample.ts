@@ -101,25 +101,43 @@ function pointAtCluster(
   } else Object.assign(provider, { ca: backend.ca, sslEnabled: true });
 }
 
+type Settings = Record<string, Record<string, unknown> | undefined>;
+
+/** The provider settings of the sample's DynamicSecrets. */
+function providersOf(objects: SampleObject[]): Array<{ name: string; settings: Settings }> {
+  return objects
+    .filter((obj) => obj.kind === 'DynamicSecret' && obj.spec?.['provider'])
+    .map((obj) => ({ name: obj.metadata.name, settings: obj.spec?.['provider'] as Settings }));
+}
+
+function pointAtPostgresAndFill(objects: SampleObject[], postgres: PostgresServer): void {
+  for (const { name, settings } of providersOf(objects)) {
+    const sqlDatabase = settings['sqlDatabase'];
+    if (!sqlDatabase) continue;
+    const ref = pointAtPostgres(sqlDatabase, postgres);
+    const secret = objects.find((obj) => obj.kind === 'Secret' && obj.metadata.name === ref?.name);
+    if (!secret || !ref?.key)
+      throw new Error(
+        `cannot point DynamicSecret ${name} at PostgreSQL: its password Secret is not in its sample`,
+      );
+    delete secret['data'];
+    secret['stringData'] = { [ref.key]: postgres.password };
+  }
+}
+
 /**
  * Rewrites the objects of the chosen DynamicSecret sample file (already localised to `namespace`)
  * for `backend`, in place: the provider points at the PostgreSQL (and the Secret holding its admin
  * password gets the server's) or at the cluster.
  */
-export function pointSampleAt(objects: SampleObject[], backend: DynamicSecretBackend, namespace: string): void {
-  const secrets = new Map<string, SampleObject>();
-  for (const obj of objects) if (obj.kind === 'Secret') secrets.set(obj.metadata.name, obj);
-  for (const obj of objects) {
-    const provider = obj.kind === 'DynamicSecret' ? obj.spec?.['provider'] : undefined;
-    const settings = provider as Record<string, Record<string, unknown> | undefined> | undefined;
-    if (backend.provider === 'kubernetes' && settings?.['kubernetes'])
-      pointAtCluster(settings['kubernetes'], backend, namespace);
-    if (backend.provider !== 'sqlDatabase' || !settings?.['sqlDatabase']) continue;
-    const ref = pointAtPostgres(settings['sqlDatabase'], backend.postgres);
-    const secret = secrets.get(ref?.name ?? '');
-    if (!secret || !ref?.key)
-      throw new Error(`cannot point DynamicSecret ${obj.metadata.name} at PostgreSQL: its password Secret is not in its sample`); // prettier-ignore
-    delete secret['data'];
-    secret['stringData'] = { [ref.key]: backend.postgres.password };
+export function pointSampleAt(
+  objects: SampleObject[],
+  backend: DynamicSecretBackend,
+  namespace: string,
+): void {
+  if (backend.provider === 'sqlDatabase') return pointAtPostgresAndFill(objects, backend.postgres);
+  for (const { settings } of providersOf(objects)) {
+    const kubernetes = settings['kubernetes'];
+    if (kubernetes) pointAtCluster(kubernetes, backend, namespace);
   }
 }

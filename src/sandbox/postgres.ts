@@ -112,7 +112,11 @@ function postmasterPid(data: string): number | undefined {
 }
 
 /** A stop function for the server of `data` under `dir`: pg_ctl while the pid file is there, else SIGQUIT. */
-function stopper(bin: string, dir: string, data: string): { stop: () => void; started: (pid: number) => void } {
+function stopper(
+  bin: string,
+  dir: string,
+  data: string,
+): { stop: () => void; started: (pid: number) => void } {
   let pid: number | undefined;
   let stopped = false;
   const quit = () => {
@@ -165,10 +169,23 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
     rmSync(pwfile);
     const port = await freePort();
     const settings = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off`;
-    await runBinaryAsync(bin, 'pg_ctl', ['start', '-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w'], dir);
+    await runBinaryAsync(
+      bin,
+      'pg_ctl',
+      ['start', '-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w'],
+      dir,
+    );
     const pid = postmasterPid(data);
     if (pid !== undefined) started(pid);
-    return { host: '127.0.0.1', port, user: 'admin', password, database: 'postgres', dir, stop: stopAndUnregister };
+    return {
+      host: '127.0.0.1',
+      port,
+      user: 'admin',
+      password,
+      database: 'postgres',
+      dir,
+      stop: stopAndUnregister,
+    };
   } catch (error) {
     stopAndUnregister();
     throw error;

@@ -52,6 +52,8 @@ export interface SamplePlan {
   readonly samples: readonly WireObject[];
   /** Every coffer.dev resource to wait for, the Connection the Bootstrap produces included. */
   readonly resources: readonly SandboxResource[];
+  /** What the DynamicSecret sample was pointed at; undefined: it was left out. */
+  readonly dynamicSecrets?: DynamicSecretBackend | undefined;
 }
 
 function readDocs(path: string): WireObject[] {
@@ -158,7 +160,11 @@ export interface PlanOptions {
 }
 
 /** The objects of the kustomization's `file`, localised; the DynamicSecret sample as `backend` asks. */
-function sampleFile(file: string, at: { namespace: string; url: string; dir: string }, backend?: DynamicSecretBackend) {
+function sampleFile(
+  file: string,
+  at: { namespace: string; url: string; dir: string },
+  backend?: DynamicSecretBackend,
+) {
   const dynamic = file === dynamicSecretSampleFile();
   if (dynamic && !backend) return [];
   const chosen = dynamic && backend?.provider === 'kubernetes' ? kubernetesVariantFile : file;
@@ -198,5 +204,5 @@ export function planSamples(namespace: string, url: string, options: PlanOptions
         ]
       : [];
   const resources = [resourceOf(bootstrapObject), ...produced, ...samples.filter(isCoffer).map(resourceOf)];
-  return { bootstrap, bootstrapObject, samples, resources };
+  return { bootstrap, bootstrapObject, samples, resources, dynamicSecrets: options.dynamicSecrets };
 }

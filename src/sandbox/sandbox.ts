@@ -38,8 +38,6 @@ export class Sandbox {
   /** The in-process operator; undefined when the operator runs in the cluster (`--node`). */
   readonly operator: RunningOperator | undefined;
   readonly plan: SamplePlan;
-  /** What the DynamicSecret sample issues leases from (its PostgreSQL, or the cluster). */
-  readonly dynamicSecrets: DynamicSecretBackend | undefined;
   /** Kinds the operator reconciles; resources of other kinds show as waiting. */
   readonly registeredKinds: ReadonlySet<string>;
   /** Resources that cannot get Ready in this build (see `blocked.ts`), by `resourceKey`. */
@@ -62,7 +60,6 @@ export class Sandbox {
     devserver: DevServer;
     operator: RunningOperator | undefined;
     plan: SamplePlan;
-    dynamicSecrets?: DynamicSecretBackend;
     registeredKinds: ReadonlySet<string>;
     blocked: ReadonlySet<string>;
     operatorLogPath: string;
@@ -77,7 +74,6 @@ export class Sandbox {
     this.devserver = parts.devserver;
     this.operator = parts.operator;
     this.plan = parts.plan;
-    this.dynamicSecrets = parts.dynamicSecrets;
     this.registeredKinds = parts.registeredKinds;
     this.blocked = parts.blocked;
     this.operatorLogPath = parts.operatorLogPath;
@@ -87,6 +83,11 @@ export class Sandbox {
     this.startedAt = parts.startedAt;
     this.#custom = parts.cluster.kubeConfig().makeApiClient(CustomObjectsApi);
     this.#cleanups = parts.cleanups;
+  }
+
+  /** What the DynamicSecret sample issues leases from (its PostgreSQL, or the cluster). */
+  get dynamicSecrets(): DynamicSecretBackend | undefined {
+    return this.plan.dynamicSecrets;
   }
 
   /** The current state of every resource the sandbox waits for. */

@@ -125,7 +125,12 @@ async function obtainCluster(options: SandboxOptions, log: (line: string) => voi
  */
 export async function startBackend(
   kc: KubeConfig,
-  options: Pick<SandboxOptions, 'dynamicSecretProvider' | 'env' | 'log'> & { dir: string },
+  options: {
+    readonly dir: string;
+    readonly dynamicSecretProvider?: DynamicSecretProvider | undefined;
+    readonly env?: NodeJS.ProcessEnv | undefined;
+    readonly log?: ((line: string) => void) | undefined;
+  },
   cleanups: Cleanup[],
 ): Promise<DynamicSecretBackend> {
   const backend = await startDynamicSecretBackend(kc, {
@@ -270,7 +275,6 @@ async function startInOrder(options: SandboxOptions, cleanups: Cleanup[], phases
     devserver,
     operator,
     plan,
-    dynamicSecrets,
     ...whatCanGetReady(plan, modules, options),
     operatorLogPath,
     dataDir: options.dataDir,

@@ -173,11 +173,10 @@ async function startInOrder(
     return built;
   });
   log(`operator image ${image.reference} imported into the node`);
-  const devserver = await startDevServer({
-    host: node.network.nodeIp,
-    port: 0,
-    dataFile: join(dir, 'devserver.json'),
-  });
+  const [devserver, dynamicSecrets] = await Promise.all([
+    startDevServer({ host: node.network.nodeIp, port: 0, dataFile: join(dir, 'devserver.json') }),
+    startBackend(kc, { dir, log, env: options.env }, cleanups),
+  ]);
   cleanups.push(() => devserver.close());
   await ensureNamespace(kc.makeApiClient(CoreV1Api), namespace);
   log(`devserver listening on ${devserver.url}`);
@@ -192,7 +191,6 @@ async function startInOrder(
   );
   cleanups.push(() => release.close());
   log(`operator running in ${release.namespace} (helm release ${release.name})`);
-  const dynamicSecrets = await startBackend(kc, { dir, log, ...(options.env ? { env: options.env } : {}) }, cleanups); // prettier-ignore
   const plan = planSamples(namespace, devserver.url, { dynamicSecrets });
   const isWorkload = (obj: SamplePlan['samples'][number]) => obj.kind === 'Deployment';
   const resources = { ...plan, samples: plan.samples.filter((obj) => !isWorkload(obj)) };
@@ -203,7 +201,6 @@ async function startInOrder(
     devserver,
     operator: undefined,
     plan,
-    dynamicSecrets,
     ...whatCanGetReady(plan, { kindControllers, directKindControllers, kindRegistry }),
     operatorLogPath: join(node.dir, 'pod-logs'),
     operatorLogCommand: `${plane.binaries.kubectl ?? 'kubectl'} -n ${release.namespace} logs deploy/${release.name}`,
