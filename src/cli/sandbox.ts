@@ -1,10 +1,10 @@
 /**
  * `coffer sandbox` (`npm run sandbox`): a complete local playground in one command. Starts a local
- * control plane (building the binaries on first use), installs the CRDs, starts a devserver,
- * bootstraps it through a Bootstrap resource, runs the operator in-process and applies
- * `config/samples/`; shows every resource's Ready/Synced state until all are Ready and Synced (a table redrawn
- * in place on a terminal, one line per change otherwise), then the kubeconfig and commands to
- * try. Runs until Ctrl-C, then stops everything and removes its temporary files.
+ * control plane (building the binaries on first use), installs the CRDs, starts a devserver (and,
+ * when PostgreSQL is installed, a private PostgreSQL for the DynamicSecret sample), bootstraps it
+ * through a Bootstrap resource, runs the operator in-process and applies `config/samples/`; shows
+ * every resource's Ready/Synced state until all are Ready and Synced (a table redrawn in place on a
+ * terminal, one line per change otherwise), then the kubeconfig and commands to try. Runs until Ctrl-C, then stops everything and removes its temporary files.
  *
  *   coffer sandbox [--kubeconfig PATH] [--data-dir DIR] [--namespace default] [--timeout 3m]
  *                  [--log-level info] [--exit-when-ready] [--node]
@@ -219,8 +219,10 @@ function start(parsed: SandboxArgs, log: (line: string) => void, signal: AbortSi
 
 /** What stopping `sandbox` stops. */
 function stoppedParts(parsed: SandboxArgs, sandbox: Sandbox): string {
-  if (parsed.node) return 'operator, devserver, control plane and node';
-  return sandbox.cluster.local ? 'operator, devserver and control plane' : 'operator and devserver';
+  const devserver =
+    sandbox.dynamicSecrets?.provider === 'sqlDatabase' ? 'devserver, PostgreSQL' : 'devserver';
+  if (parsed.node) return `operator, ${devserver}, control plane and node`;
+  return sandbox.cluster.local ? `operator, ${devserver} and control plane` : `operator and ${devserver}`;
 }
 
 function startLine(parsed: SandboxArgs): string {

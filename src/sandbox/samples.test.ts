@@ -61,6 +61,59 @@ describe('planSamples (config/samples)', () => {
   });
 });
 
+describe('planSamples: the DynamicSecret sample', () => {
+  const postgres = { host: '127.0.0.1', port: 54321, user: 'admin', password: 'pw-not-real', database: 'postgres', dir: '/tmp/x', stop: () => undefined } as const; // prettier-ignore
+  const leaseSources = (p: ReturnType<typeof planSamples>) =>
+    (
+      p.samples.find((o) => o.kind === 'WorkloadSecret')?.spec?.['sources'] as {
+        dynamicSecret?: { name: string };
+      }[]
+    )
+      .filter((source) => source.dynamicSecret)
+      .map((source) => source.dynamicSecret?.name);
+
+  it('points the sqlDatabase provider at the sandbox PostgreSQL and fills its admin password Secret', () => {
+    const p = planSamples('sandbox-ns', url, { dynamicSecrets: { provider: 'sqlDatabase', postgres } });
+    const ds = p.samples.find((o) => o.kind === 'DynamicSecret');
+    expect(ds?.metadata).toMatchObject({ name: 'demo-db', namespace: 'sandbox-ns' });
+    expect(ds?.spec).toMatchObject({
+      name: 'demo-app',
+      provider: { sqlDatabase: { host: '127.0.0.1', port: 54321, username: 'admin', database: 'postgres' } },
+    });
+    const ref = (
+      ds?.spec?.['provider'] as { sqlDatabase: { passwordSecretRef: { name: string; key: string } } }
+    ).sqlDatabase.passwordSecretRef;
+    const secret = p.samples.find((o) => o.kind === 'Secret' && o.metadata.name === ref.name);
+    expect(secret?.['stringData']).toEqual({ [ref.key]: 'pw-not-real' });
+    expect(leaseSources(p)).toEqual(['demo-app']);
+    expect(p.resources.map(resourceKey)).toContain('DynamicSecret/sandbox-ns/demo-db');
+  });
+
+  it('applies the Kubernetes variant instead, on the sandbox cluster, its namespace and RBAC localised', () => {
+    const backend = { provider: 'kubernetes', url: 'https://127.0.0.1:6443', ca: 'PEM' } as const;
+    const p = planSamples('sandbox-ns', url, { dynamicSecrets: backend });
+    const dynamic = p.samples.filter((o) => o.kind === 'DynamicSecret');
+    expect(dynamic.map((o) => o.metadata.name)).toEqual(['demo-app-token']);
+    expect(dynamic[0]?.spec).toMatchObject({
+      name: 'demo-app',
+      provider: {
+        kubernetes: { url: 'https://127.0.0.1:6443', ca: 'PEM', sslEnabled: true, namespace: 'sandbox-ns' },
+      },
+    });
+    const binding = p.samples.find((o) => o.kind === 'RoleBinding') as
+      (WireObject & { subjects: { namespace?: string }[] }) | undefined;
+    expect(binding?.subjects.map((s) => s.namespace)).toEqual(['sandbox-ns']);
+    expect(p.samples.find((o) => o.metadata.name === 'demo-db-admin')).toBeUndefined();
+    expect(leaseSources(p)).toEqual(['demo-app']);
+  });
+
+  it('leaves the sample and the lease sources out when nothing issues leases', () => {
+    const p = planSamples('sandbox-ns', url);
+    expect(p.samples.filter((o) => o.kind === 'DynamicSecret')).toEqual([]);
+    expect(leaseSources(p)).toEqual([]);
+  });
+});
+
 describe('blockedResources', () => {
   const plan = planSamples('ns', url);
   const objects = [...plan.bootstrap, ...plan.samples];

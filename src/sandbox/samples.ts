@@ -4,8 +4,10 @@
  * order. Rewritten for the sandbox: the namespace is set on every namespaced object, service URLs
  * point at the sandbox's devserver, the ClusterConnection reads the Bootstrap's token from the
  * sandbox namespace and admits only that namespace, and the names of the samples' namespace (the
- * token reviewer's ClusterRoleBinding subject, Kubernetes auth's allowedNamespaces) become the
- * sandbox namespace.
+ * token reviewer's ClusterRoleBinding subject, RoleBinding subjects, Kubernetes auth's
+ * allowedNamespaces) become the sandbox namespace. The DynamicSecret sample is pointed at what
+ * `dynamic-secret-sample.ts` started (PostgreSQL, or the cluster through the Kubernetes variant);
+ * without one it is left out, and so are the samples' `dynamicSecret` sources.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -14,6 +16,12 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { parseAllDocuments, parse } from 'yaml';
 import { findKind, group } from '../api/v1alpha1/index.ts';
 import { packageFile } from '../runtime/package-root.ts';
+import {
+  dynamicSecretSampleFile,
+  kubernetesVariantFile,
+  pointSampleAt,
+  type DynamicSecretBackend,
+} from './dynamic-secret-sample.ts';
 
 /** The repository's `config/samples/`. */
 export const defaultSamplesDir = packageFile('config/samples/').pathname;
@@ -44,6 +52,8 @@ export interface SamplePlan {
   readonly samples: readonly WireObject[];
   /** Every coffer.dev resource to wait for, the Connection the Bootstrap produces included. */
   readonly resources: readonly SandboxResource[];
+  /** What the DynamicSecret sample was pointed at; undefined: it was left out. */
+  readonly dynamicSecrets?: DynamicSecretBackend | undefined;
 }
 
 function readDocs(path: string): WireObject[] {
@@ -75,13 +85,20 @@ function isNamespaced(obj: WireObject): boolean {
  * subjects and an IdentityAuth's Kubernetes-auth allowedNamespaces.
  */
 function localiseNamespaceNames(copy: WireObject, namespace: string): void {
-  if (copy.kind === 'ClusterRoleBinding') {
+  if (copy.kind === 'ClusterRoleBinding' || copy.kind === 'RoleBinding') {
     const subjects = (copy['subjects'] ?? []) as { kind?: string; namespace?: string }[];
     for (const subject of subjects) if (subject.kind === 'ServiceAccount') subject.namespace = namespace;
   }
   const kubernetes = copy.kind === 'IdentityAuth' ? copy.spec?.['kubernetes'] : undefined;
   if (kubernetes && typeof kubernetes === 'object')
     (kubernetes as Record<string, unknown>)['allowedNamespaces'] = [namespace];
+}
+
+/** A WorkloadSecret without its `dynamicSecret` sources (when no DynamicSecret sample is applied). */
+function withoutLeaseSources(obj: WireObject): void {
+  const sources = obj.kind === 'WorkloadSecret' ? obj.spec?.['sources'] : undefined;
+  if (obj.spec && Array.isArray(sources))
+    obj.spec['sources'] = sources.filter((source: { dynamicSecret?: unknown }) => !source.dynamicSecret);
 }
 
 /** Sets the namespace and rewrites what points outside the sandbox. */
@@ -134,15 +151,40 @@ export function resourceOf(obj: WireObject): SandboxResource {
   return namespace === undefined ? { kind: obj.kind, name } : { kind: obj.kind, name, namespace };
 }
 
+/** Options of {@link planSamples}. */
+export interface PlanOptions {
+  /** Directory of the samples (default `config/samples/`). */
+  readonly dir?: string;
+  /** What the DynamicSecret sample issues leases from; unset: that sample is left out. */
+  readonly dynamicSecrets?: DynamicSecretBackend;
+}
+
+/** The objects of the kustomization's `file`, localised; the DynamicSecret sample as `backend` asks. */
+function sampleFile(
+  file: string,
+  at: { namespace: string; url: string; dir: string },
+  backend?: DynamicSecretBackend,
+) {
+  const dynamic = file === dynamicSecretSampleFile();
+  if (dynamic && !backend) return [];
+  const chosen = dynamic && backend?.provider === 'kubernetes' ? kubernetesVariantFile : file;
+  const objects = readDocs(join(at.dir, chosen)).map((obj) => localise(obj, at.namespace, at.url));
+  if (dynamic && backend) pointSampleAt(objects, backend, at.namespace);
+  if (!backend) objects.forEach(withoutLeaseSources);
+  return objects;
+}
+
 /**
- * Reads the samples from `dir` (default `config/samples/`) for `namespace`, with every service
- * URL set to `url`. Throws when a file is missing or a kind is unknown to this build.
+ * Reads the samples from `options.dir` (default `config/samples/`) for `namespace`, with every
+ * service URL set to `url` and the DynamicSecret sample pointed at `options.dynamicSecrets`.
+ * Throws when a file is missing or a kind is unknown to this build.
  */
-export function planSamples(namespace: string, url: string, dir: string = defaultSamplesDir): SamplePlan {
+export function planSamples(namespace: string, url: string, options: PlanOptions = {}): SamplePlan {
+  const dir = options.dir ?? defaultSamplesDir;
   const bootstrap = bootstrapObjects(dir, namespace, url);
   const bootstrapObject = bootstrap[1] as WireObject;
   const samples = kustomizationResources(dir).flatMap((file) =>
-    readDocs(join(dir, file)).map((obj) => localise(obj, namespace, url)),
+    sampleFile(file, { namespace, url, dir }, options.dynamicSecrets),
   );
   const unknown = samples.filter((obj) => isCoffer(obj) && !findKind(obj.kind));
   if (unknown.length > 0)
@@ -162,5 +204,5 @@ export function planSamples(namespace: string, url: string, dir: string = defaul
         ]
       : [];
   const resources = [resourceOf(bootstrapObject), ...produced, ...samples.filter(isCoffer).map(resourceOf)];
-  return { bootstrap, bootstrapObject, samples, resources };
+  return { bootstrap, bootstrapObject, samples, resources, dynamicSecrets: options.dynamicSecrets };
 }

@@ -10,6 +10,7 @@ import type { RunningOperator } from '../operator/start.ts';
 import { resourceKey } from './blocked.ts';
 import { saveBootstrapOutput, saveExternalIds } from './data-dir.ts';
 import type { SandboxCluster } from './cluster-source.ts';
+import type { DynamicSecretBackend } from './dynamic-secret-sample.ts';
 import type { SamplePlan } from './samples.ts';
 import { allSettled, readStates, type ResourceState } from './status.ts';
 
@@ -82,6 +83,11 @@ export class Sandbox {
     this.startedAt = parts.startedAt;
     this.#custom = parts.cluster.kubeConfig().makeApiClient(CustomObjectsApi);
     this.#cleanups = parts.cleanups;
+  }
+
+  /** What the DynamicSecret sample issues leases from (its PostgreSQL, or the cluster). */
+  get dynamicSecrets(): DynamicSecretBackend | undefined {
+    return this.plan.dynamicSecrets;
   }
 
   /** The current state of every resource the sandbox waits for. */

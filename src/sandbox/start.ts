@@ -1,12 +1,21 @@
 /**
  * `startSandbox`: everything `coffer sandbox` runs, in-process and without the terminal parts, so
  * tests drive it the same way. In order: a cluster (a local control plane, or `kubeconfig`); the
- * CRDs, the namespace and a devserver (in parallel); the Bootstrap with its password Secret and the
- * samples; then the operator, which finds them all at its first list. Whatever was started is
- * stopped again when a later step fails.
+ * CRDs, the namespace, a devserver and what the DynamicSecret sample issues leases from (a private
+ * PostgreSQL when installed, see `dynamic-secret-sample.ts`), in parallel; the Bootstrap with its
+ * password Secret and the samples; then the operator, which finds them all at its first list.
+ * Whatever was started is stopped again when a later step fails.
  */
 import type { StdioOptions } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
+import {
+  chmodSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  type WriteStream,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
@@ -18,6 +27,12 @@ import { readExternalIds, restoreBootstrapOutput, withExternalIds } from './data
 import { existingCluster, localCluster, type SandboxCluster } from './cluster-source.ts';
 import { applyObjects, installCrds, statusCodeOf } from './control-plane/cluster.ts';
 import { blockedResources, resourceKey } from './blocked.ts';
+import {
+  describeBackend,
+  startDynamicSecretBackend,
+  type DynamicSecretBackend,
+  type DynamicSecretProvider,
+} from './dynamic-secret-sample.ts';
 import { onProcessExit } from './control-plane/process.ts';
 import { planSamples, resourceOf, type SamplePlan } from './samples.ts';
 import { runCleanups, Sandbox, type Cleanup, type Phases } from './sandbox.ts';
@@ -46,6 +61,11 @@ export interface SandboxOptions {
   readonly operator?: Partial<StartOperatorOptions>;
   /** Aborting it during a first-run binary build stops that build (see `install-script.ts`). */
   readonly signal?: AbortSignal;
+  /**
+   * The DynamicSecret sample's provider (default: sqlDatabase, on a PostgreSQL the sandbox starts,
+   * when PostgreSQL is installed; else kubernetes).
+   */
+  readonly dynamicSecretProvider?: DynamicSecretProvider;
 }
 
 async function timed<T>(phases: Phases, name: string, step: () => Promise<T>): Promise<T> {
@@ -71,6 +91,8 @@ function workDirectory(options: SandboxOptions, cleanups: Cleanup[]): string {
     return options.dataDir;
   }
   const dir = mkdtempSync(join(tmpdir(), 'coffer-sandbox-data-'));
+  // As root, PostgreSQL runs as its own user and must reach its directory in here (search only).
+  if (process.getuid?.() === 0) chmodSync(dir, 0o711);
   const remove = () => rmSync(dir, { recursive: true, force: true });
   // Also on a signal or exit that skips the orderly stop (e.g. SIGHUP when the terminal closes).
   const unregister = onProcessExit(remove);
@@ -95,6 +117,30 @@ async function obtainCluster(options: SandboxOptions, log: (line: string) => voi
     installStdio: options.installStdio,
     signal: options.signal,
   });
+}
+
+/**
+ * Starts what the DynamicSecret sample issues leases from (see `dynamic-secret-sample.ts`), a
+ * PostgreSQL under `dir` stopped with the sandbox; logs which it is.
+ */
+export async function startBackend(
+  kc: KubeConfig,
+  options: {
+    readonly dir: string;
+    readonly dynamicSecretProvider?: DynamicSecretProvider | undefined;
+    readonly env?: NodeJS.ProcessEnv | undefined;
+    readonly log?: ((line: string) => void) | undefined;
+  },
+  cleanups: Cleanup[],
+): Promise<DynamicSecretBackend> {
+  const backend = await startDynamicSecretBackend(kc, {
+    dir: options.dir,
+    ...(options.dynamicSecretProvider ? { provider: options.dynamicSecretProvider } : {}),
+    ...(options.env ? { env: options.env } : {}),
+  });
+  if (backend.provider === 'sqlDatabase') cleanups.push(() => backend.postgres.stop());
+  options.log?.(describeBackend(backend));
+  return backend;
 }
 
 /**
@@ -177,6 +223,8 @@ async function startInOrder(options: SandboxOptions, cleanups: Cleanup[], phases
   const cluster = await timed(phases, 'control plane', () => obtainCluster(options, log));
   cleanups.push(() => cluster.stop());
   const kc = cluster.kubeConfig();
+  const backend = startBackend(kc, { ...options, dir }, cleanups);
+  backend.catch(() => undefined);
   const devserver = await timed(phases, 'CRDs and devserver', async () => {
     const crds = Promise.all([
       installCrds(kc, buildAllCrds(allKinds), SANDBOX_FIELD_MANAGER),
@@ -191,7 +239,11 @@ async function startInOrder(options: SandboxOptions, cleanups: Cleanup[], phases
   const modules = await loading;
   log(`devserver listening on ${devserver.url}${reused ? ` (state reused from ${dataFile})` : ''}`);
 
-  const plan = planSamples(namespace, devserver.url, options.samplesDir);
+  const dynamicSecrets = await backend;
+  const plan = planSamples(namespace, devserver.url, {
+    ...(options.samplesDir ? { dir: options.samplesDir } : {}),
+    dynamicSecrets,
+  });
   await timed(phases, 'samples', () => applyResources(kc, plan, reused ? dir : undefined));
 
   const operatorLogPath = join(dir, 'operator.log');

@@ -6,8 +6,10 @@
  * logs in as demo-ci through Kubernetes auth (no stored token), the Connection demo-ci logs in as the
  * Identity it names (identityRef), the WorkloadSecret sample reads as demo-ci through it, delivers
  * the demo project's config into its Secret and a change in the service updates it and restarts
- * the sample Deployment demo-app exactly once, the operator log holds no sample secret, kube-controller-manager garbage-collects owned objects, and `stop()` leaves no
- * process, port or directory behind.
+ * the sample Deployment demo-app exactly once, the DynamicSecret sample is Ready on the sandbox's
+ * own PostgreSQL (required in CI) and the lease's user and password in demo-app-env log in to it,
+ * the operator log holds no sample secret, kube-controller-manager garbage-collects owned objects,
+ * and `stop()` leaves no process, port or directory behind (PostgreSQL's included).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -22,9 +24,11 @@ import { createServiceClient, staticToken } from '../../src/client/index.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATION_RECONCILE_REQUESTED_AT } from '../../src/runtime/object-meta.ts';
 import { statusCodeOf } from '../../src/sandbox/control-plane/cluster.ts';
+import { postgresInstalled } from '../../src/sandbox/postgres.ts';
 import type { Sandbox } from '../../src/sandbox/sandbox.ts';
 import { startSandbox } from '../../src/sandbox/start.ts';
 import { isSettled, type ResourceState } from '../../src/sandbox/status.ts';
+import { deliveredLeaseKeys, expectLeaseDelivered, secretData } from '../support/sandbox-lease.ts';
 import { waitFor } from '../support/wait-for.ts';
 
 /** A value written into the service by the test: it must reach the Secret, never the log. */
@@ -278,11 +282,17 @@ describe('coffer sandbox (in-process)', () => {
       (await cofferObject<{ status?: WorkloadSecretStatus }>(sandbox, 'workloadsecrets', 'demo-app-env'))
         .status ?? {};
     const demoApp = () => apps.readNamespacedDeployment({ namespace, name: 'demo-app' });
-    const sampleKeys = ['API_KEY', 'DATABASE_URL', 'LOG_LEVEL', 'app.yaml'];
-    // Keys only (never values): the SecretBatch sample's keys and the templated app.yaml.
+    const sampleKeys = [
+      'API_KEY',
+      'DATABASE_URL',
+      ...deliveredLeaseKeys(sandbox),
+      'LOG_LEVEL',
+      'app.yaml',
+    ].sort();
+    // Keys only (never values): the SecretBatch sample's keys, the lease's and the templated app.yaml.
     await waitFor(async () => (await keys()).join() === sampleKeys.join(), {
       timeoutMs: 60_000,
-      message: 'demo-app-env to hold the keys of dev:/app and app.yaml',
+      message: 'demo-app-env to hold the keys of dev:/app, the lease and app.yaml',
     });
     // Settled: no restart pending from the samples' own start (the SecretBatch writing late).
     await waitFor(async () => (await status()).pendingRestart === undefined, { timeoutMs: 60_000 });
@@ -310,6 +320,15 @@ describe('coffer sandbox (in-process)', () => {
     expect(after.metadata?.generation).toBe((before.metadata?.generation ?? 0) + 1);
   }, 150_000);
 
+  it('delivers a lease of the DynamicSecret sample: a user of the sandbox PostgreSQL that logs in', async () => {
+    // CI installs PostgreSQL (.ci/run): there the PostgreSQL variant must run, never the fallback.
+    const inCi = ['true', '1'].includes(process.env['CI'] ?? '');
+    if (inCi) expect(postgresInstalled(), 'PostgreSQL installed in CI').toBe(true);
+    expect(sandbox.dynamicSecrets?.provider).toBe(postgresInstalled() ? 'sqlDatabase' : 'kubernetes');
+    expect(states.find((s) => s.kind === 'DynamicSecret')).toMatchObject({ isReady: true, isSynced: true });
+    await expectLeaseDelivered(sandbox);
+  }, 90_000);
+
   it('keeps secret values out of the operator log', async () => {
     const core = sandbox.cluster.kubeConfig().makeApiClient(CoreV1Api);
     const output = await core.readNamespacedSecret({ namespace: sandbox.namespace, name: 'coffer-admin' });
@@ -317,7 +336,19 @@ describe('coffer sandbox (in-process)', () => {
     const log = readFileSync(sandbox.operatorLogPath, 'utf8');
     expect(log.length).toBeGreaterThan(0);
     expect(token.length).toBeGreaterThan(10);
-    for (const value of [token, 'sample-only@db.demo.svc', 'sample-api-key-not-real', welcome])
+    const lease = await secretData(sandbox, 'demo-app-env');
+    const backend = sandbox.dynamicSecrets;
+    const dbPassword = backend?.provider === 'sqlDatabase' ? backend.postgres.password : token;
+    const leased = lease['DB_PASSWORD'] ?? lease['TOKEN'] ?? '';
+    expect(leased.length).toBeGreaterThan(10);
+    for (const value of [
+      token,
+      'sample-only@db.demo.svc',
+      'sample-api-key-not-real',
+      welcome,
+      dbPassword,
+      leased,
+    ])
       expect(log.includes(value), 'a secret value is in the operator log').toBe(false);
   });
 
@@ -359,13 +390,21 @@ describe('coffer sandbox (in-process)', () => {
     const dir = sandbox.cluster.dir ?? '';
     const dataDir = sandbox.operatorLogPath.replace(/\/operator\.log$/, '');
     const url = sandbox.devserver.url;
+    const backend = sandbox.dynamicSecrets;
+    const dbDir = backend?.provider === 'sqlDatabase' ? backend.postgres.dir : '';
     expect(dir).not.toBe('');
     expect(processesMentioning(dir).length).toBeGreaterThanOrEqual(2);
     expect(await answers(`${url}/api/status`)).toBe(true);
+    if (dbDir) {
+      // The sandbox's PostgreSQL keeps its data under the sandbox's data directory.
+      expect(dbDir.startsWith(`${dataDir}/`)).toBe(true);
+      expect(processesMentioning(dbDir).length).toBeGreaterThanOrEqual(1);
+    }
 
     await sandbox.stop();
 
     expect(processesMentioning(dir)).toEqual([]);
+    if (dbDir) expect(processesMentioning(dbDir)).toEqual([]);
     expect(existsSync(dir)).toBe(false);
     expect(existsSync(dataDir)).toBe(false);
     expect(await answers(`${url}/api/status`)).toBe(false);

@@ -101,7 +101,14 @@ describe('samples', () => {
     '%s parses with its zod schema and has no unknown fields',
     (_name, object) => {
       if (object.apiVersion !== 'coffer.dev/v1alpha1') {
-        expect(['Secret', 'ServiceAccount', 'ClusterRoleBinding', 'Deployment']).toContain(object.kind);
+        expect([
+          'Secret',
+          'ServiceAccount',
+          'Role',
+          'RoleBinding',
+          'ClusterRoleBinding',
+          'Deployment',
+        ]).toContain(object.kind);
         return;
       }
       const kind = findKind(object.kind);

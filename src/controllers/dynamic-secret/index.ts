@@ -46,7 +46,6 @@ export const dynamicSecretRegistration: KindRegistration = {
   ],
   reasons: dynamicSecretReasons,
   sample: 'config/samples/dynamic-secret.yaml',
-  sampleLeftOut: 'it needs a database the service can reach and its admin password in a Secret',
   docPage: 'docs/kinds/dynamic-secret.md',
   summary: 'The definition of a dynamic secret: a provider with admin credentials and lease TTLs.',
 };

@@ -8,7 +8,7 @@
  * is Ready, so the Secrets they mount exist when their Pods start. Stop removes everything; the
  * node's own teardown restores the machine.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
@@ -21,7 +21,13 @@ import { onProcessExit } from '../control-plane/process.ts';
 import { planSamples, type SamplePlan } from '../samples.ts';
 import { runCleanups, Sandbox, type Cleanup, type Phases, type WaitOptions } from '../sandbox.ts';
 import type { ResourceState } from '../status.ts';
-import { applyResources, ensureNamespace, SANDBOX_FIELD_MANAGER, whatCanGetReady } from '../start.ts';
+import {
+  applyResources,
+  ensureNamespace,
+  SANDBOX_FIELD_MANAGER,
+  startBackend,
+  whatCanGetReady,
+} from '../start.ts';
 import type { HelmRelease } from './helm.ts';
 import { importImage, installOperator, nodeInstallApiServerArgs, nodeInstallControllers } from './install.ts';
 import { buildOperatorImage, type OperatorImage } from '../image/image.ts';
@@ -107,6 +113,8 @@ async function timed<T>(phases: Phases, name: string, step: () => Promise<T>): P
 
 function temporaryDirectory(cleanups: Cleanup[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'coffer-sandbox-node-data-'));
+  // PostgreSQL runs as its own user and must reach its directory in here (search only).
+  chmodSync(dir, 0o711);
   const remove = () => rmSync(dir, { recursive: true, force: true });
   const unregister = onProcessExit(remove);
   cleanups.push(() => {
@@ -165,11 +173,10 @@ async function startInOrder(
     return built;
   });
   log(`operator image ${image.reference} imported into the node`);
-  const devserver = await startDevServer({
-    host: node.network.nodeIp,
-    port: 0,
-    dataFile: join(dir, 'devserver.json'),
-  });
+  const [devserver, dynamicSecrets] = await Promise.all([
+    startDevServer({ host: node.network.nodeIp, port: 0, dataFile: join(dir, 'devserver.json') }),
+    startBackend(kc, { dir, log, env: options.env }, cleanups),
+  ]);
   cleanups.push(() => devserver.close());
   await ensureNamespace(kc.makeApiClient(CoreV1Api), namespace);
   log(`devserver listening on ${devserver.url}`);
@@ -184,7 +191,7 @@ async function startInOrder(
   );
   cleanups.push(() => release.close());
   log(`operator running in ${release.namespace} (helm release ${release.name})`);
-  const plan = planSamples(namespace, devserver.url);
+  const plan = planSamples(namespace, devserver.url, { dynamicSecrets });
   const isWorkload = (obj: SamplePlan['samples'][number]) => obj.kind === 'Deployment';
   const resources = { ...plan, samples: plan.samples.filter((obj) => !isWorkload(obj)) };
   await timed(phases, 'samples', () => applyResources(kc, resources, undefined));
