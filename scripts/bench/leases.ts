@@ -187,9 +187,10 @@ async function steady(run: Run): Promise<void> {
     `${renewPerMinute.toFixed(1)} / ${required.toFixed(1)} (${(renewPerMinute / required).toFixed(3)} ×)`,
   );
   row('CPU over the steady window', cpuText(before.cpu, cpuAfter, Date.now() - before.at));
+  const leaseCallCount = calls.renew + calls.create + calls.revoke;
   row(
-    'operator CPU per renewal',
-    `${calls.renew > 0 ? ((operatorCpu * 1000) / calls.renew).toFixed(1) : '-'} ms`,
+    'operator CPU per lease call (renew, create or revoke)',
+    `${leaseCallCount > 0 ? ((operatorCpu * 1000) / leaseCallCount).toFixed(1) : '-'} ms`,
   );
   row('kube-apiserver requests over the steady window', requests || 'none');
   row('operator memory, largest working set sampled over the steady window', await sampler.stop());
