@@ -118,15 +118,18 @@ export async function editLatencies({ env, namespace }: At, service: Service, fo
   return samples;
 }
 
-/** The generation of each Deployment `d-<i>` (a restart increments it). */
-export function deploymentGenerations({ env, namespace }: At, indexes: readonly number[]): Promise<number[]> {
-  const apps = env.kc.makeApiClient(AppsV1Api);
-  return Promise.all(
-    indexes.map(
-      async (i) =>
-        (await apps.readNamespacedDeployment({ namespace, name: `d-${i}` })).metadata?.generation ?? 0,
-    ),
-  );
+/**
+ * The generation of each Deployment `d-<i>` (a restart increments it), from one list of the
+ * namespace: one request however many Deployments are watched, so the polling does not load
+ * kube-apiserver while the operator restarts them.
+ */
+export async function deploymentGenerations(
+  { env, namespace }: At,
+  indexes: readonly number[],
+): Promise<number[]> {
+  const list = await env.kc.makeApiClient(AppsV1Api).listNamespacedDeployment({ namespace });
+  const byName = new Map(list.items.map((d) => [d.metadata?.name ?? '', d.metadata?.generation ?? 0]));
+  return indexes.map((i) => byName.get(`d-${i}`) ?? 0);
 }
 
 /**
@@ -143,7 +146,7 @@ export async function restartsSince(
   for (;;) {
     const now = await deploymentGenerations(at, indexes);
     if (now.every((g, k) => g > (before[k] ?? 0)) || Date.now() > deadline) break;
-    await sleep(1_000);
+    await sleep(2_000);
   }
   await sleep(options.settleMs);
   const after = await deploymentGenerations(at, indexes);
