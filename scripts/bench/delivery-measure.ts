@@ -1,7 +1,7 @@
 /**
- * Measurements of `npm run bench:delivery`: the floor run (`delivery-floor-controller.ts`), the
- * service calls over a quiet window, service edit → target Secret latencies, and the restarts a
- * burst of edits causes.
+ * Measurements of `npm run bench:delivery` and `npm run bench:leases`: the floor run
+ * (`delivery-floor-controller.ts`), the service calls over a quiet window, service edit → target
+ * Secret latencies, the restarts of opted-in Deployments, and the operator's process and heap.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -9,17 +9,24 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppsV1Api } from '@kubernetes/client-node';
-import { cpuSnapshot, cpuText } from './cpu.ts';
-import { createWorkloadSecrets, type Folder } from './delivery-setup.ts';
-import { waitAllReady } from './operator-measure.ts';
+import { sumMetric, type OperatorProcess } from '../../test/support/processes.ts';
+import { cpuSnapshot, cpuText, pidsOf } from './cpu.ts';
+import type { Folder } from './delivery-setup.ts';
+import { mib, waitAllReady } from './operator-measure.ts';
 import { randomValue, type At, type BenchEnv, type Service } from './operator-setup.ts';
 
-/** Applies WorkloadSecrets for `folders` into `namespace`, converged by the floor controller. */
+/** The WorkloadSecrets a floor run applies: `count` of them, created by `create`. */
+export interface FloorWorkload {
+  readonly count: number;
+  create(at: At): Promise<unknown>;
+}
+
+/** Applies `workload` into `namespace`, converged by the floor controller. */
 export async function runDeliveryFloor(
   env: BenchEnv,
   namespace: string,
-  folders: readonly Folder[],
-  options: { kubeconfigPath: string; workers: number; concurrency: number; log: (line: string) => void },
+  workload: FloorWorkload,
+  options: { kubeconfigPath: string; workers: number; log: (line: string) => void },
 ): Promise<{ readyMs: number; cpu: string }> {
   const script = join(import.meta.dirname, 'delivery-floor-controller.ts');
   const args = [
@@ -32,14 +39,11 @@ export async function runDeliveryFloor(
   try {
     for await (const line of createInterface({ input: child.stdout })) if (line === 'synced') break;
     const before = { at: Date.now(), cpu: cpuSnapshot() };
-    await createWorkloadSecrets({ env, namespace }, folders, {
-      resyncInterval: '10m',
-      concurrency: options.concurrency,
-    });
+    await workload.create({ env, namespace });
     const readyMs = await waitAllReady(
       env,
       namespace,
-      { workloadsecrets: folders.length },
+      { workloadsecrets: workload.count },
       {
         since: before.at,
         timeoutMs: 3_600_000,
@@ -67,11 +71,14 @@ export async function serviceQuiet(service: Service, quietMs: number, timeoutMs 
   }
 }
 
-/** Service requests per minute over a window of `seconds`, with the busiest routes. */
+/**
+ * Service requests per minute over a window of `seconds`, with the busiest routes (`routes`, the
+ * top three as text) and every route's count (`byRoute`).
+ */
 export async function callsPerMinute(
   service: Service,
   seconds: number,
-): Promise<{ perMinute: number; routes: string }> {
+): Promise<{ perMinute: number; routes: string; byRoute: Record<string, number> }> {
   await service.server.resetStats();
   await sleep(seconds * 1000);
   const stats = await service.server.stats();
@@ -80,7 +87,11 @@ export async function callsPerMinute(
     .slice(0, 3)
     .map(([route, count]) => `${route} ${count}`)
     .join(', ');
-  return { perMinute: (stats.requests.total * 60) / seconds, routes: routes || 'none' };
+  return {
+    perMinute: (stats.requests.total * 60) / seconds,
+    routes: routes || 'none',
+    byRoute: stats.requests.byRoute,
+  };
 }
 
 /** Edits K0 of each sampled folder, one at a time; ms until the target Secret holds the new value. */
@@ -108,19 +119,52 @@ export async function editLatencies({ env, namespace }: At, service: Service, fo
 }
 
 /**
+ * The generation of each Deployment `d-<i>` (a restart increments it), from one list of the
+ * namespace: one request however many Deployments are watched, so the polling does not load
+ * kube-apiserver while the operator restarts them.
+ */
+export async function deploymentGenerations(
+  { env, namespace }: At,
+  indexes: readonly number[],
+): Promise<number[]> {
+  const list = await env.kc.makeApiClient(AppsV1Api).listNamespacedDeployment({ namespace });
+  const byName = new Map(list.items.map((d) => [d.metadata?.name ?? '', d.metadata?.generation ?? 0]));
+  return indexes.map((i) => byName.get(`d-${i}`) ?? 0);
+}
+
+/**
+ * Waits until every Deployment `d-<i>` of `indexes` restarted since `before` (their generations)
+ * or `timeoutMs` passed, then `settleMs` more; the restarts (generation increments) of each.
+ */
+export async function restartsSince(
+  at: At,
+  indexes: readonly number[],
+  before: readonly number[],
+  options: { settleMs: number; timeoutMs: number },
+): Promise<number[]> {
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    const now = await deploymentGenerations(at, indexes);
+    if (now.every((g, k) => g > (before[k] ?? 0)) || Date.now() > deadline) break;
+    await sleep(2_000);
+  }
+  await sleep(options.settleMs);
+  const after = await deploymentGenerations(at, indexes);
+  return after.map((g, k) => g - (before[k] ?? 0));
+}
+
+/**
  * `edits` edits spread round-robin over `folders` (all in one project), then waits until every
  * Deployment `d-<i>` restarted and `settleMs` more; the restarts (generation increments) of each.
  */
 export async function burstRestarts(
-  { env, namespace }: At,
+  at: At,
   service: Service,
   folders: readonly Folder[],
   options: { edits: number; settleMs: number },
 ): Promise<number[]> {
-  const apps = env.kc.makeApiClient(AppsV1Api);
-  const generation = async (i: number) =>
-    (await apps.readNamespacedDeployment({ namespace, name: `d-${i}` })).metadata?.generation ?? 0;
-  const before = await Promise.all(folders.map((f) => generation(f.index)));
+  const indexes = folders.map((f) => f.index);
+  const before = await deploymentGenerations(at, indexes);
   for (let e = 0; e < options.edits; e += 1) {
     const folder = folders[e % folders.length] as Folder;
     await service.client.secrets.update(`K${e % 10}`, {
@@ -130,13 +174,19 @@ export async function burstRestarts(
       secretValue: randomValue(),
     });
   }
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    const now = await Promise.all(folders.map((f) => generation(f.index)));
-    if (now.every((g, k) => g > (before[k] ?? 0)) || Date.now() > deadline) break;
-    await sleep(1_000);
-  }
-  await sleep(options.settleMs);
-  const after = await Promise.all(folders.map((f) => generation(f.index)));
-  return after.map((g, k) => g - (before[k] ?? 0));
+  return restartsSince(at, indexes, before, { settleMs: options.settleMs, timeoutMs: 300_000 });
+}
+
+/** The process id of the (one) operator the benchmark runs. */
+export function operatorPid(): number {
+  const [pid] = pidsOf('operator');
+  if (pid === undefined) throw new Error('no operator process found');
+  return pid;
+}
+
+/** V8's heap used / committed and external memory of the operator, from its /metrics. */
+export async function heapText(operator: OperatorProcess): Promise<string> {
+  const metrics = await operator.metrics();
+  const m = (name: string) => mib(sumMetric(metrics, name));
+  return `${m('nodejs_heap_size_used_bytes')} / ${m('nodejs_heap_size_total_bytes')}, external ${m('nodejs_external_memory_bytes')}`;
 }

@@ -93,30 +93,30 @@ export function createWorkloadSecrets(
 }
 
 /** Deployments `d-<i>` opting in (annotation) to restarts on a change of Secret `w-<i>`. */
-export function createDeployments({ env, namespace }: At, indexes: readonly number[]) {
-  return Promise.all(
-    indexes.map((i) =>
-      env.kc.makeApiClient(AppsV1Api).createNamespacedDeployment({
-        namespace,
-        body: {
-          metadata: { name: `d-${i}`, annotations: { 'coffer.dev/reload-secrets': `w-${i}` } },
-          spec: {
-            selector: { matchLabels: { app: `d-${i}` } },
-            template: {
-              metadata: { labels: { app: `d-${i}` } },
-              spec: {
-                containers: [
-                  {
-                    name: 'app',
-                    image: 'registry.invalid/app:1',
-                    envFrom: [{ secretRef: { name: `w-${i}` } }],
-                  },
-                ],
-              },
+export function createDeployments({ env, namespace }: At, indexes: readonly number[], concurrency = 32) {
+  const apps = env.kc.makeApiClient(AppsV1Api);
+  return forEachLimited(indexes.length, concurrency, (k) => {
+    const i = indexes[k] ?? 0;
+    return apps.createNamespacedDeployment({
+      namespace,
+      body: {
+        metadata: { name: `d-${i}`, annotations: { 'coffer.dev/reload-secrets': `w-${i}` } },
+        spec: {
+          selector: { matchLabels: { app: `d-${i}` } },
+          template: {
+            metadata: { labels: { app: `d-${i}` } },
+            spec: {
+              containers: [
+                {
+                  name: 'app',
+                  image: 'registry.invalid/app:1',
+                  envFrom: [{ secretRef: { name: `w-${i}` } }],
+                },
+              ],
             },
           },
         },
-      }),
-    ),
-  );
+      },
+    });
+  });
 }

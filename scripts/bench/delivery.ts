@@ -31,11 +31,13 @@ import { loadavg } from 'node:os';
 import { parseCommandLine } from '../command-line.ts';
 import { sumMetric, type OperatorProcess } from '../../test/support/processes.ts';
 import { apiServerRequests, requestsText } from './apiserver-requests.ts';
-import { cpuSnapshot, cpuText, pidsOf } from './cpu.ts';
+import { cpuSnapshot, cpuText } from './cpu.ts';
 import {
   burstRestarts,
   callsPerMinute,
   editLatencies,
+  heapText,
+  operatorPid,
   runDeliveryFloor,
   serviceQuiet,
 } from './delivery-measure.ts';
@@ -113,20 +115,6 @@ const row = (label: string, value: string) => {
   rows.push([label, value]);
   log(`  ${label}: ${value}`);
 };
-
-/** The operator's process id (the one operator this benchmark runs). */
-function operatorPid(): number {
-  const [pid] = pidsOf('operator');
-  if (pid === undefined) throw new Error('no operator process found');
-  return pid;
-}
-
-/** V8's heap used / committed and external memory of the operator, from its /metrics. */
-async function heapText(operator: OperatorProcess): Promise<string> {
-  const metrics = await operator.metrics();
-  const m = (name: string) => mib(sumMetric(metrics, name));
-  return `${m('nodejs_heap_size_used_bytes')} / ${m('nodejs_heap_size_total_bytes')}, external ${m('nodejs_external_memory_bytes')}`;
-}
 
 async function converge(env: BenchEnv, ns: string, service: Service, operator: OperatorProcess) {
   const projects = await createServiceProjects(service, projectCount, 'wsb');
@@ -245,12 +233,12 @@ async function main(): Promise<void> {
     await createConnection({ env, namespace: quietNs }, service);
     const cpuStart = { at: Date.now(), cpu: cpuSnapshot() };
     const { folders, readyMs } = await converge(env, ns, service, operator);
-    const floor = await runDeliveryFloor(env, floorNs, folders, {
-      kubeconfigPath,
-      workers,
-      concurrency,
-      log,
-    });
+    const floorWorkload = {
+      count: folders.length,
+      create: (at: { env: BenchEnv; namespace: string }) =>
+        createWorkloadSecrets(at, folders, { resyncInterval: '10m', concurrency }),
+    };
+    const floor = await runDeliveryFloor(env, floorNs, floorWorkload, { kubeconfigPath, workers, log });
     row(
       `floor: apply → all delivered (${workers} writers as the operator's workers: Secret create + status patch)`,
       `${(floor.readyMs / 1000).toFixed(1)} s`,
