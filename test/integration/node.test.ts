@@ -300,7 +300,7 @@ describe('a local node', () => {
     expect(() => process.kill(group, 0)).toThrow(/ESRCH/);
     expect(output).toContain('SIGINT: stopping the sandbox');
     expect(output).toContain(
-      '[sandbox] stopped operator, devserver, control plane and node; temporary files removed',
+      '[sandbox] stopped operator, devserver, PostgreSQL, control plane and node; temporary files removed',
     );
     await expectNothingLeft(dir, before);
   }, 480_000);
