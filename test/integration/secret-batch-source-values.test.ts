@@ -9,6 +9,7 @@ import { projectController } from '../../src/controllers/project/index.ts';
 import { secretBatchController } from '../../src/controllers/secret-batch/index.ts';
 import { LABEL_SOURCE } from '../../src/operator/secret-values.ts';
 import { waitFor } from '../support/kube.ts';
+import { folderValues } from '../support/service-folder.ts';
 import { HARNESS_CONNECTION, startOperatorHarness, type OperatorHarness } from '../support/operator.ts';
 
 let h: OperatorHarness;
@@ -32,14 +33,7 @@ const batch = (secretPath: string, source: string) => ({
   fromSecret: { name: source },
 });
 
-async function folder(secretPath: string): Promise<Record<string, string>> {
-  const { secrets } = await h.service.secrets.list({
-    workspaceId: projectId,
-    environment: 'dev',
-    secretPath,
-  });
-  return Object.fromEntries(secrets.map((s) => [s.secretKey, s.secretValue]));
-}
+const folder = (secretPath: string) => folderValues(h.service, projectId, secretPath);
 
 /** `GET secrets` kube-apiserver has answered so far (every client: the harness reads none here). */
 async function secretGets(): Promise<number> {

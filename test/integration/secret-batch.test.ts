@@ -10,6 +10,7 @@ import { projectController } from '../../src/controllers/project/index.ts';
 import { secretBatchController } from '../../src/controllers/secret-batch/index.ts';
 import { ANNOTATION_EXTERNAL_ID } from '../../src/runtime/object-meta.ts';
 import { statusCodeOf, waitFor } from '../support/kube.ts';
+import { folderValues } from '../support/service-folder.ts';
 import {
   HARNESS_CONNECTION,
   startOperatorHarness,
@@ -40,14 +41,7 @@ const spec = (extra: Record<string, unknown>) => ({
   ...extra,
 });
 
-async function folder(secretPath: string): Promise<Record<string, string>> {
-  const { secrets } = await h.service.secrets.list({
-    workspaceId: projectId,
-    environment: 'dev',
-    secretPath,
-  });
-  return Object.fromEntries(secrets.map((s) => [s.secretKey, s.secretValue]));
-}
+const folder = (secretPath: string) => folderValues(h.service, projectId, secretPath);
 
 const where = (secretPath: string) => ({ workspaceId: projectId, environment: 'dev', secretPath });
 
