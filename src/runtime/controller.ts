@@ -7,7 +7,7 @@
  * | outcome                  | queue                        | log                         |
  * |--------------------------|------------------------------|-----------------------------|
  * | done                     | forget                       | debug                       |
- * | `requeueAfterMs`         | forget + addAfter            | debug                       |
+ * | `requeueAfterMs`         | forget + addAfter (deadline) | debug                       |
  * | TerminalError            | forget, no requeue           | info, with the reason       |
  * | WaitingError             | forget + addAfter(its delay) | debug                       |
  * | RateLimitedError         | addAfter(retryAfterMs)       | info                        |
@@ -147,8 +147,11 @@ export class Controller {
     this.queue.forget(key);
     const after = result.requeueAfterMs;
     if (after !== undefined && after > 0) {
-      this.queue.addAfter(key, after);
-      log.debug({ requeueAfterMs: after }, 'reconciled; requeue scheduled');
+      this.queue.addAfter(key, after, result.requeueBeforeMs);
+      log.debug(
+        { requeueAfterMs: after, requeueBeforeMs: result.requeueBeforeMs },
+        'reconciled; requeue scheduled',
+      );
       return 'requeue_after';
     }
     log.debug('reconciled');

@@ -45,6 +45,14 @@ export class DelayHeap {
     return keys;
   }
 
+  /** Removes and returns the key with the earliest time, or undefined when empty. */
+  shift(): string | undefined {
+    if (this.peekTime() === undefined) return undefined;
+    const entry = this.pop();
+    this.due.delete(entry.key);
+    return entry.key;
+  }
+
   /** Forgets every waiting key. */
   clear(): void {
     this.heap.length = 0;

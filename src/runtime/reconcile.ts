@@ -18,6 +18,11 @@ export interface Request {
 export interface Result {
   /** Run this key again after this many milliseconds (the poll interval, an expiry, ...). */
   readonly requeueAfterMs?: number;
+  /**
+   * The requeued run must start within this many milliseconds (a lease expires then): once due it
+   * goes ahead of other work until then (see `WorkQueue`). Only with `requeueAfterMs`.
+   */
+  readonly requeueBeforeMs?: number;
 }
 
 /** Per-reconcile context handed to a reconciler by the controller. */

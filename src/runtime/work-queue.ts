@@ -8,10 +8,14 @@
  *   the same object at once and no change is lost;
  * - **delayed adds** (`addAfter`): the key joins the queue when the delay has passed; an earlier
  *   pending time wins over a later one;
- * - **two priorities**: keys added now (`add`: a watch event, an event from the service) are
- *   handed out before keys whose delay passed (polls, retries), so a change is not stuck behind
- *   a backlog of polls when the operator is saturated; a waiting low-priority key that is added
- *   now moves up (still held once). Within a priority, keys leave in the order they came;
+ * - **three priorities**: first keys with a deadline (`addAfter` with `beforeMs`: a lease must be
+ *   renewed before it expires), once their delay has passed and while their deadline is ahead,
+ *   earliest deadline first; then keys added now (`add`: a watch event, an event from the
+ *   service); then keys whose delay passed (polls, retries). So a change is not stuck behind a
+ *   backlog of polls when the operator is saturated, and a deadline is not missed behind either;
+ *   a key whose deadline passed while it waited is handed out with the polls. A waiting key that
+ *   is added with a higher priority moves up (still held once). Within the last two priorities,
+ *   keys leave in the order they came;
  * - **rate-limited adds** (`addRateLimited`): the delay is the larger of the key's exponential
  *   backoff and a reservation on the shared token bucket; `forget` resets the key's backoff;
  * - **shutdown**: `shutDown` stops handing out work (pending and future `get` calls resolve to
@@ -56,9 +60,12 @@ export class WorkQueue {
   private readonly bucket: TokenBucket;
   private readonly delayed = new DelayHeap();
   private delayTimer: { at: number; cancel: CancelTimer } | undefined;
-  /** Keys ready to hand out, by priority (see {@link Lane}). */
-  private readonly urgent = new Lane();
-  private readonly routine = new Lane();
+  /** The deadline (clock ms) of each key scheduled or queued with one, until it is handed out. */
+  private readonly deadlines = new Map<string, number>();
+  /** Keys ready to hand out, by priority (see {@link FifoLane}, {@link DeadlineLane}). */
+  private readonly beforeDeadline = new DeadlineLane((key) => this.deadlines.get(key) ?? 0);
+  private readonly urgent = new FifoLane();
+  private readonly routine = new FifoLane();
   /** The lane each dirty key is (or, while processing, will be) queued in. */
   private readonly laneOf = new Map<string, Lane>();
   /** Keys that need processing: queued, or changed while processing. Value: first add time. */
@@ -84,8 +91,8 @@ export class WorkQueue {
     if (this.shuttingDown) return;
     this.hooks.added?.();
     if (this.dirty.has(key)) {
-      // Already waiting: only a move up to the urgent lane changes anything.
-      if (lane === this.urgent && this.laneOf.get(key) === this.routine) this.place(key, lane);
+      // Already waiting: only a move up to a higher lane changes anything.
+      if (this.rank(lane) > this.rank(this.laneOf.get(key))) this.place(key, lane);
       return;
     }
     this.dirty.set(key, this.clock.now());
@@ -104,11 +111,19 @@ export class WorkQueue {
     this.dispatch();
   }
 
-  /** Adds `key` after `delayMs` (at once when `delayMs <= 0`). Ignored after `shutDown`. */
-  addAfter(key: string, delayMs: number): void {
+  /**
+   * Adds `key` after `delayMs` (at once when `delayMs <= 0`). With `beforeMs`, the run is due
+   * before that many ms from now: it goes ahead of other keys until then (the earlier of two
+   * deadlines wins). Ignored after `shutDown`.
+   */
+  addAfter(key: string, delayMs: number, beforeMs?: number): void {
     if (this.shuttingDown) return;
+    if (beforeMs !== undefined) {
+      const at = this.clock.now() + beforeMs;
+      this.deadlines.set(key, Math.min(at, this.deadlines.get(key) ?? at));
+    }
     if (delayMs <= 0) {
-      this.add(key);
+      this.enqueue(key, this.laneWhenDue(key));
       return;
     }
     if (this.delayed.schedule(key, this.clock.now() + delayMs)) this.armDelayTimer();
@@ -185,6 +200,8 @@ export class WorkQueue {
     this.delayTimer?.cancel();
     this.delayTimer = undefined;
     this.delayed.clear();
+    this.deadlines.clear();
+    this.beforeDeadline.clear();
     this.urgent.clear();
     this.routine.clear();
     this.laneOf.clear();
@@ -202,17 +219,41 @@ export class WorkQueue {
 
   private dispatch(): void {
     while (this.waiters.length > 0) {
-      const key = this.next(this.urgent) ?? this.next(this.routine);
+      const key = this.nextBeforeDeadline() ?? this.next(this.urgent) ?? this.next(this.routine);
       if (key === undefined) break;
       const addedAt = this.dirty.get(key) ?? this.clock.now();
       this.dirty.delete(key);
       this.laneOf.delete(key);
+      this.deadlines.delete(key);
       this.processing.add(key);
       this.hooks.inFlight?.(this.processing.size);
       this.hooks.queueWait?.(this.clock.now() - addedAt);
       this.waiters.shift()!(key);
     }
     this.reportDepth();
+  }
+
+  /** The key with the earliest deadline still ahead; keys whose deadline passed join the polls. */
+  private nextBeforeDeadline(): string | undefined {
+    const now = this.clock.now();
+    for (let key = this.next(this.beforeDeadline); key !== undefined; key = this.next(this.beforeDeadline)) {
+      if ((this.deadlines.get(key) ?? 0) > now) return key;
+      this.deadlines.delete(key);
+      this.laneOf.set(key, this.routine);
+      this.routine.push(key);
+    }
+    return undefined;
+  }
+
+  /** The lane a key whose delay has passed joins: by its deadline when one is ahead. */
+  private laneWhenDue(key: string): Lane {
+    return (this.deadlines.get(key) ?? 0) > this.clock.now() ? this.beforeDeadline : this.routine;
+  }
+
+  private rank(lane: Lane | undefined): number {
+    if (lane === this.beforeDeadline) return 3;
+    if (lane === this.urgent) return 2;
+    return lane === this.routine ? 1 : 0;
   }
 
   /** The next key of `lane` that is still waiting there (stale entries are dropped). */
@@ -235,7 +276,7 @@ export class WorkQueue {
 
   private onDelayTimer(): void {
     this.delayTimer = undefined;
-    for (const key of this.delayed.popDue(this.clock.now())) this.enqueue(key, this.routine);
+    for (const key of this.delayed.popDue(this.clock.now())) this.enqueue(key, this.laneWhenDue(key));
     this.armDelayTimer();
   }
 
@@ -248,8 +289,15 @@ export class WorkQueue {
   }
 }
 
+/** Keys ready to hand out in some order; a key may be left in a lane it moved out of (skipped). */
+interface Lane {
+  push(key: string): void;
+  shift(): string | undefined;
+  clear(): void;
+}
+
 /** A FIFO of keys; `head` indexes the next one, so taking one is O(1) (compacted as it drains). */
-class Lane {
+class FifoLane implements Lane {
   private items: string[] = [];
   private head = 0;
 
@@ -270,5 +318,27 @@ class Lane {
   clear(): void {
     this.items = [];
     this.head = 0;
+  }
+}
+
+/** Keys by deadline, earliest first (a key pushed twice keeps its earlier deadline). */
+class DeadlineLane implements Lane {
+  private readonly heap = new DelayHeap();
+  private readonly deadlineOf: (key: string) => number;
+
+  constructor(deadlineOf: (key: string) => number) {
+    this.deadlineOf = deadlineOf;
+  }
+
+  push(key: string): void {
+    this.heap.schedule(key, this.deadlineOf(key));
+  }
+
+  shift(): string | undefined {
+    return this.heap.shift();
+  }
+
+  clear(): void {
+    this.heap.clear();
   }
 }

@@ -72,18 +72,23 @@ export function statusAfter(
   };
 }
 
-/** `outcome` with the lease round's status and its next renewal or revocation. */
+/**
+ * `outcome` with the lease round's status and its next renewal or revocation; that run is due
+ * before the earliest held lease expires (it goes ahead of other work when the queue is deep).
+ */
 function withLeases(
   outcome: DirectOutcome<WorkloadSecretStatusFields>,
   round: LeaseRound | undefined,
 ): DirectOutcome<WorkloadSecretStatusFields> {
   if (!round) return outcome;
   const due = round.nextDueMs();
+  const expiry = round.untilExpiryMs();
   const requeue = outcome.requeueAfterMs ?? undefined;
   return {
     ...outcome,
     ...(outcome.status ? { status: { ...outcome.status, ...round.status() } } : {}),
     ...(due !== undefined ? { requeueAfterMs: Math.min(due, requeue ?? due) } : {}),
+    ...(due !== undefined && expiry !== undefined ? { requeueBeforeMs: expiry } : {}),
   };
 }
 

@@ -41,6 +41,8 @@ export interface DirectOutcome<Status extends AdapterStatus = AdapterStatus> {
   readonly id?: string;
   /** Requeue after this long; default the poll interval, `null` for no requeue. */
   readonly requeueAfterMs?: number | null;
+  /** The requeued sync must start within this long (see `Result.requeueBeforeMs`). */
+  readonly requeueBeforeMs?: number;
   /** Normal events to record once status is written. */
   readonly events?: readonly EventInput[];
 }

@@ -78,6 +78,13 @@ describe('createDirectReconciler', () => {
     expect(store.writes.length).toBe(writes);
   });
 
+  it('passes the requeue and its deadline on to the work queue', async () => {
+    const { reconcile } = setup(() =>
+      Promise.resolve({ ...ready, requeueAfterMs: 40_000, requeueBeforeMs: 60_000 }),
+    );
+    expect(await reconcile(request, context)).toEqual({ requeueAfterMs: 40_000, requeueBeforeMs: 60_000 });
+  });
+
   it('honours requeueAfterMs: null (no retry loop)', async () => {
     const stopped: DirectOutcome = {
       ready: { status: 'False', reason: testReason('AlreadyBootstrapped'), message: 'm' },

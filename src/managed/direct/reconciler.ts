@@ -142,7 +142,9 @@ async function syncAndReport<Spec, Status extends AdapterStatus>(
     const write = { ...outcome, synced: outcome.synced ?? synced, events: outcome.events ?? [] };
     await writeStatus(obj, write, settings);
     const after = requeueOf(outcome, options.pollIntervalMs);
-    return after === undefined ? {} : { requeueAfterMs: after };
+    if (after === undefined) return {};
+    const before = outcome.requeueBeforeMs;
+    return { requeueAfterMs: after, ...(before !== undefined ? { requeueBeforeMs: before } : {}) };
   } catch (error) {
     return reportFailure(obj, error, options, { ...settings, context });
   }

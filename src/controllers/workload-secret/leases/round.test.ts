@@ -1,5 +1,6 @@
 // The status a lease round writes: `leaseExpiry` is the earliest expiry of the held leases (the
-// printer column), leaving out replaced leases, and is absent when none is held.
+// printer column), leaving out replaced leases, and is absent when none is held. The next run's
+// deadline is that same expiry (`untilExpiryMs`).
 import { describe, expect, it } from 'vitest';
 import type { WorkloadSecretSource } from '../../../api/v1alpha1/index.ts';
 import type { LeaseScope, ServiceClient } from '../../../client/index.ts';
@@ -67,5 +68,22 @@ describe('LeaseRound.status', () => {
     const none = round([], [], [replaced]).status();
     expect(none.leaseExpiry).toBeUndefined();
     expect(none.leases).toBeUndefined();
+  });
+});
+
+describe('LeaseRound.untilExpiryMs', () => {
+  const db = leaseSource(0, 'app-db');
+  const cache = leaseSource(1, 'cache-db');
+
+  it('is the time left to the earliest held expiry; a replaced lease does not count', () => {
+    const replaced = { ...held(cache, '2026-01-01T00:00:30.000Z'), revokeAfter: '2026-01-01T00:00:20.000Z' };
+    const leases = [held(db, '2026-01-01T00:02:00.000Z'), held(cache, '2026-01-01T00:01:00.000Z')];
+    expect(round([db, cache], leases).untilExpiryMs()).toBe(60_000);
+    expect(round([db], [held(db, '2026-01-01T00:02:00.000Z')], [replaced]).untilExpiryMs()).toBe(120_000);
+  });
+
+  it('is undefined when no lease is held (no deadline for revocations alone)', () => {
+    const replaced = { ...held(cache, '2026-01-01T00:00:30.000Z'), revokeAfter: '2026-01-01T00:00:20.000Z' };
+    expect(round([], [], [replaced]).untilExpiryMs()).toBeUndefined();
   });
 });

@@ -215,6 +215,13 @@ export class LeaseRound {
     };
   }
 
+  /** Milliseconds until the earliest held lease expires, if any is held. */
+  untilExpiryMs(): number | undefined {
+    if (this.held.size === 0) return undefined;
+    const expiries = [...this.held.values()].map((l) => Date.parse(l.expireAt));
+    return Math.min(...expiries) - this.deps.now.getTime();
+  }
+
   /** Milliseconds until the next renewal or revocation, if any. */
   nextDueMs(): number | undefined {
     const times = [
