@@ -47,16 +47,25 @@ describe('WorkQueue deadlines (addAfter with beforeMs)', () => {
     expect(queue.delayedLen()).toBe(1);
   });
 
-  it('hands out a key whose deadline passed while it waited with the polls, after changes', async () => {
+  it('hands out a key whose deadline passed while it waited with the changes, before polls', async () => {
     const { queue, clock } = newQueue();
     queue.addAfter('missed', 10, 50);
     queue.addAfter('kept', 10, 1_000);
     queue.addAfter('poll', 5);
     clock.advance(10);
-    // A worker busy past the first deadline: the missed key is no longer hurried.
+    // Workers busy past the first deadline: the overdue key is no longer ahead of changes.
     clock.advance(100);
     queue.add('change');
-    expect(await takeAll(queue)).toEqual(['kept', 'change', 'poll', 'missed']);
+    expect(await takeAll(queue)).toEqual(['kept', 'change', 'missed', 'poll']);
+  });
+
+  it('queues a key whose deadline passed before its delay did with the changes', async () => {
+    const { queue, clock } = newQueue();
+    queue.addAfter('poll', 5);
+    queue.add('change');
+    queue.addAfter('overdue', 100, 50);
+    clock.advance(100);
+    expect(await takeAll(queue)).toEqual(['change', 'overdue', 'poll']);
   });
 
   it('moves a waiting key up to its deadline and never down again; the key is held once', async () => {

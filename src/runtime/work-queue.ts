@@ -13,7 +13,8 @@
  *   earliest deadline first; then keys added now (`add`: a watch event, an event from the
  *   service); then keys whose delay passed (polls, retries). So a change is not stuck behind a
  *   backlog of polls when the operator is saturated, and a deadline is not missed behind either;
- *   a key whose deadline passed while it waited is handed out with the polls. A waiting key that
+ *   a key whose deadline passed before it was handed out joins the keys added now (it is overdue,
+ *   and no longer ahead of changes). A waiting key that
  *   is added with a higher priority moves up (still held once). Within the last two priorities,
  *   keys leave in the order they came;
  * - **rate-limited adds** (`addRateLimited`): the delay is the larger of the key's exponential
@@ -233,21 +234,29 @@ export class WorkQueue {
     this.reportDepth();
   }
 
-  /** The key with the earliest deadline still ahead; keys whose deadline passed join the polls. */
+  /** The key with the earliest deadline still ahead; keys whose deadline passed join the changes. */
   private nextBeforeDeadline(): string | undefined {
     const now = this.clock.now();
     for (let key = this.next(this.beforeDeadline); key !== undefined; key = this.next(this.beforeDeadline)) {
       if ((this.deadlines.get(key) ?? 0) > now) return key;
       this.deadlines.delete(key);
-      this.laneOf.set(key, this.routine);
-      this.routine.push(key);
+      this.laneOf.set(key, this.urgent);
+      this.urgent.push(key);
     }
     return undefined;
   }
 
-  /** The lane a key whose delay has passed joins: by its deadline when one is ahead. */
+  /**
+   * The lane a key whose delay has passed joins: by its deadline when one is ahead, with the
+   * changes when its deadline has passed (overdue work is a change: a lease has lapsed), else
+   * with the polls.
+   */
   private laneWhenDue(key: string): Lane {
-    return (this.deadlines.get(key) ?? 0) > this.clock.now() ? this.beforeDeadline : this.routine;
+    const deadline = this.deadlines.get(key);
+    if (deadline === undefined) return this.routine;
+    if (deadline > this.clock.now()) return this.beforeDeadline;
+    this.deadlines.delete(key);
+    return this.urgent;
   }
 
   private rank(lane: Lane | undefined): number {
