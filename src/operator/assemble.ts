@@ -12,7 +12,7 @@ import { isConnectionKind } from '../managed/connections/kinds.ts';
 import { cacheReader, customObjectPatcher } from '../managed/kube-objects.ts';
 import { createManagedReconciler } from '../managed/reconciler.ts';
 import type { Controller } from '../runtime/controller.ts';
-import { ignoreStatusOnlyUpdates } from '../runtime/event-sources.ts';
+import { ignoreStatusAndBookkeeping } from '../runtime/event-sources.ts';
 import type { EventRecorder } from '../runtime/events.ts';
 import { operatorEvents } from './event-policy.ts';
 import type { Manager } from '../runtime/manager.ts';
@@ -72,12 +72,17 @@ function informerFor(wiring: Wiring, kind: string) {
   return informer;
 }
 
-function addController(wiring: Wiring, kind: WatchedKind['definition'], reconciler: Reconciler): Controller {
+function addController(
+  wiring: Wiring,
+  kind: WatchedKind['definition'],
+  reconciler: Reconciler,
+  bookkeeping: readonly string[] = [],
+): Controller {
   if (wiring.controllers.has(kind.kind)) throw new Error(`cannot register ${kind.kind} twice`);
   const informer = informerFor(wiring, kind.kind);
   const controller = wiring.options.manager
     .controller({ name: kind.singular, kind: kind.kind, reconciler })
-    .watches(informer, undefined, ignoreStatusOnlyUpdates);
+    .watches(informer, undefined, ignoreStatusAndBookkeeping(bookkeeping));
   wiring.controllers.set(kind.kind, controller);
   return controller;
 }
@@ -135,7 +140,7 @@ function addDirectKind(wiring: Wiring, kind: DirectKindController): WatchedKind 
     ...(dependents ? { dependents } : {}),
     now: wiring.options.now,
   });
-  const controller = addController(wiring, definition, reconciler);
+  const controller = addController(wiring, definition, reconciler, kind.bookkeepingAnnotations);
   return {
     definition,
     informer,

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ignoreStatusOnlyUpdates, indexKey, requestForObject, requestsForOwner } from './event-sources.ts';
+import {
+  ignoreStatusAndBookkeeping,
+  ignoreStatusOnlyUpdates,
+  indexKey,
+  requestForObject,
+  requestsForOwner,
+} from './event-sources.ts';
 import type { KubeObject } from './list-watch.ts';
 
 const base: KubeObject = {
@@ -95,6 +101,43 @@ describe('ignoreStatusOnlyUpdates', () => {
   ])('objects without generation (Secrets): $reason', ({ next, want }) => {
     const old = { metadata: { namespace: 'ns', name: 's' }, data: { k: 'b2xk' } };
     expect(ignoreStatusOnlyUpdates({ ...old, ...next }, old)).toBe(want);
+  });
+});
+
+describe('ignoreStatusAndBookkeeping', () => {
+  const predicate = ignoreStatusAndBookkeeping(['example.dev/mark']);
+  it.each([
+    {
+      reason: "the kind's mark set",
+      next: withMeta({ annotations: { b: '2', 'example.dev/mark': 't' } }),
+      want: false,
+    },
+    {
+      reason: 'another annotation changed too',
+      next: withMeta({ annotations: { b: '3', 'example.dev/mark': 't' } }),
+      want: true,
+    },
+    {
+      reason: 'a spec change beside the mark',
+      next: withMeta({ generation: 2, annotations: { b: '2', 'example.dev/mark': 't' } }),
+      want: true,
+    },
+    {
+      reason: 'the create-pending mark (bookkeeping of every kind)',
+      next: withMeta({ annotations: { b: '2', 'coffer.dev/create-pending': 't' } }),
+      want: false,
+    },
+  ])('$reason → $want', ({ next, want }) => {
+    expect(predicate(next, base)).toBe(want);
+    // The mark cleared again: the same answer.
+    expect(predicate(base, next)).toBe(want);
+  });
+
+  it('is ignoreStatusOnlyUpdates for a kind without bookkeeping annotations', () => {
+    expect(ignoreStatusAndBookkeeping([])).toBe(ignoreStatusOnlyUpdates);
+    expect(
+      ignoreStatusOnlyUpdates(withMeta({ annotations: { b: '2', 'example.dev/mark': 't' } }), base),
+    ).toBe(true);
   });
 });
 

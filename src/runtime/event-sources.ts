@@ -92,6 +92,20 @@ export const ignoreStatusOnlyUpdates: UpdatePredicate<KubeObject> = (obj, old) =
 };
 
 /**
+ * `ignoreStatusOnlyUpdates` for a kind that also writes `annotations` on its objects for its own
+ * bookkeeping (e.g. a mark written before an issuance, in the reconcile that goes on with it):
+ * a change of those alone does not trigger another reconcile either.
+ */
+export function ignoreStatusAndBookkeeping(annotations: readonly string[]): UpdatePredicate<KubeObject> {
+  if (annotations.length === 0) return ignoreStatusOnlyUpdates;
+  const strip = (o: KubeObject): KubeObject => ({
+    ...o,
+    metadata: { ...o.metadata, annotations: without(o.metadata?.annotations, annotations) },
+  });
+  return (obj, old) => ignoreStatusOnlyUpdates(strip(obj), strip(old));
+}
+
+/**
  * Annotations the reconciler writes for its own bookkeeping. Setting and clearing the
  * create-pending mark around a create that the service refuses must not trigger another
  * reconcile: that would retry a terminal failure in a loop. (The external id is bookkeeping

@@ -10,6 +10,7 @@ import type { ManagedObject } from '../../managed/external-client.ts';
 import { connectionReference, type KindRegistration, type ReferenceDeclaration } from '../registration.ts';
 import type { NamedRef } from '../kind-controller.ts';
 import { startLiveDelivery } from './live-delivery.ts';
+import { ANNOTATION_LEASE_PENDING } from './leases/service-calls.ts';
 import { restartsWorkloads } from './rollout/rbac.ts';
 import { workloadSecretSync, type WorkloadSecretStatusFields } from './sync.ts';
 import { workloadSecretReasons } from './reasons.ts';
@@ -36,6 +37,7 @@ export const workloadSecretController: DirectKindController<WorkloadSecretSpec, 
     referencedSecrets: (obj) => targetName(obj, 'secret'),
     referencedConfigMaps: (obj) => targetName(obj, 'configMap'),
     startBackground: startLiveDelivery,
+    bookkeepingAnnotations: [ANNOTATION_LEASE_PENDING],
   };
 
 export const workloadSecretRegistration: KindRegistration = {

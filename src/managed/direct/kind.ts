@@ -121,6 +121,11 @@ export interface DirectKindController<Spec = any, Status extends AdapterStatus =
   dependencies?(obj: ManagedObject<Spec>): readonly (NamedRef & { readonly kind: string })[];
   /** Normal event reasons recorded under the routine budget (e.g. a delivery). */
   readonly routineEvents?: readonly string[];
+  /**
+   * Annotations the sync writes on its own object for its own bookkeeping (a mark before a lease
+   * is issued): a change of them alone does not reconcile the object again.
+   */
+  readonly bookkeepingAnnotations?: readonly string[];
   /** True for connection kinds: deletion waits for the resources that use it (module comment). */
   readonly heldByDependents?: boolean;
   /** Background work while leading (e.g. event streams); stops when `signal` aborts. */
