@@ -197,14 +197,20 @@ async function steady(run: Run): Promise<void> {
   row('operator memory at the end of the steady window', memoryFiguresText(operatorMemory(operator)));
 }
 
-/** Waits until every WorkloadSecret of `held` holds another lease; ms it took. */
-async function waitRotated(at: At, held: ReadonlyMap<string, string>, start: number): Promise<number> {
+/**
+ * Waits until every WorkloadSecret of `held` holds another lease, at most two TTLs and 5 minutes;
+ * the ms it took and how many still hold their old lease then.
+ */
+async function waitRotated(
+  at: At,
+  held: ReadonlyMap<string, string>,
+  start: number,
+): Promise<{ ms: number; left: number }> {
   const deadline = start + 2 * ttlSeconds * 1000 + 300_000;
   for (;;) {
     const now = (await recordedLeases(at)).held;
     const left = [...held].filter(([name, id]) => (now.get(name) ?? id) === id).length;
-    if (left === 0) return Date.now() - start;
-    if (Date.now() > deadline) throw new Error(`${left} WorkloadSecrets never rotated their lease`);
+    if (left === 0 || Date.now() > deadline) return { ms: Date.now() - start, left };
     await sleep(n > 500 ? 5_000 : 2_000);
   }
 }
@@ -232,7 +238,7 @@ async function rotationWave(run: Run): Promise<void> {
   await service.server.resetStats();
   const before = { at: Date.now(), cpu: cpuSnapshot() };
   await setMaxTtl(service, run.target, maxTtl);
-  const rotatedMs = await waitRotated(at, held, before.at);
+  const rotated = await waitRotated(at, held, before.at);
   const restarts = await restartsSince(at, run.indexes, generations, {
     settleMs: overlapMs + 20_000,
     timeoutMs: 120_000,
@@ -244,7 +250,9 @@ async function rotationWave(run: Run): Promise<void> {
   const leaks = await leakText(service, run.target, run.db, recorded.all);
   row(
     `rotation wave (maximum TTL ${values['max-ttl']} → ${maxTtl}): every lease replaced`,
-    `${(rotatedMs / 1000).toFixed(1)} s after the change`,
+    rotated.left === 0
+      ? `${(rotated.ms / 1000).toFixed(1)} s after the change`
+      : `not all: ${rotated.left} of ${held.size} still held their old lease ${(rotated.ms / 1000).toFixed(0)} s after the change`,
   );
   row(
     `rotation wave: service calls until ${((overlapMs + 20_000) / 1000).toFixed(0)} s after the restarts`,
