@@ -33,6 +33,7 @@ import {
   type DynamicSecretBackend,
   type DynamicSecretProvider,
 } from './dynamic-secret-sample.ts';
+import { retireForReuse } from './dynamic-secret-reuse.ts';
 import { onProcessExit } from './control-plane/process.ts';
 import { planSamples, resourceOf, type SamplePlan } from './samples.ts';
 import { runCleanups, Sandbox, type Cleanup, type Phases } from './sandbox.ts';
@@ -244,7 +245,10 @@ async function startInOrder(options: SandboxOptions, cleanups: Cleanup[], phases
     ...(options.samplesDir ? { dir: options.samplesDir } : {}),
     dynamicSecrets,
   });
-  await timed(phases, 'samples', () => applyResources(kc, plan, reused ? dir : undefined));
+  await timed(phases, 'samples', async () => {
+    if (reused) await retireForReuse(dir, plan.samples, devserver.url, log);
+    await applyResources(kc, plan, reused ? dir : undefined);
+  });
 
   const operatorLogPath = join(dir, 'operator.log');
   const stream = openLog(operatorLogPath, cleanups);
