@@ -21,6 +21,7 @@ import type { CustomObjectsApi } from '@kubernetes/client-node';
 import { group, version } from '../api/v1alpha1/index.ts';
 import { createServiceClient, staticToken, unlessNotFound } from '../client/index.ts';
 import { resourceKey } from './blocked.ts';
+import { statusCodeOf } from './control-plane/cluster.ts';
 import { forgetExternalIds, savedBootstrapToken } from './data-dir.ts';
 import { resourceOf, type WireObject } from './samples.ts';
 
@@ -151,20 +152,37 @@ function describeRetired(record: DynamicSecretRecord): string {
 }
 
 /**
+ * Deletes the DynamicSecret resources of `records` that are still in the cluster (a cluster the
+ * sandbox did not start keeps them between runs): the operator, once started, finds their
+ * definitions gone and lets them go instead of creating them again.
+ */
+async function deleteResources(custom: CustomObjectsApi, records: readonly DynamicSecretRecord[]) {
+  for (const record of records) {
+    const [, namespace = '', name = ''] = record.resource.split('/');
+    const at = { group, version, plural: 'dynamicsecrets', namespace, name };
+    await custom.deleteNamespacedCustomObject(at).catch((error: unknown) => {
+      if (statusCodeOf(error) !== 404) throw error;
+    });
+  }
+}
+
+/**
  * With a reused `dataDir`: removes the definitions recorded there that `samples` replace (see the
- * module comment) from the service at `url`, forgets their ids and records, and logs each.
+ * module comment) from the cluster of `at.custom` and the service at `at.url`, forgets their ids
+ * and records, and logs each.
  */
 export async function retireForReuse(
   dataDir: string,
   samples: readonly WireObject[],
-  url: string,
+  at: { readonly url: string; readonly custom: CustomObjectsApi },
   log: (line: string) => void,
 ): Promise<void> {
   const saved = readDynamicSecrets(dataDir);
   const replaced = replacedRecords(saved, samples);
   const token = savedBootstrapToken(dataDir);
   if (replaced.length === 0 || !token) return;
-  const retired = await retireReplaced({ url, token }, replaced);
+  await deleteResources(at.custom, replaced);
+  const retired = await retireReplaced({ url: at.url, token }, replaced);
   forgetExternalIds(
     replaced.map((record) => record.resource),
     dataDir,

@@ -18,7 +18,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { buildAllCrds } from '../api/crd/build.ts';
 import { allKinds } from '../api/v1alpha1/index.ts';
 import type { KindController } from '../controllers/kind-controller.ts';
@@ -246,7 +246,8 @@ async function startInOrder(options: SandboxOptions, cleanups: Cleanup[], phases
     dynamicSecrets,
   });
   await timed(phases, 'samples', async () => {
-    if (reused) await retireForReuse(dir, plan.samples, devserver.url, log);
+    const custom = kc.makeApiClient(CustomObjectsApi);
+    if (reused) await retireForReuse(dir, plan.samples, { url: devserver.url, custom }, log);
     await applyResources(kc, plan, reused ? dir : undefined);
   });
 
