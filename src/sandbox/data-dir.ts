@@ -7,11 +7,14 @@
  *   as the Secret the operator's Bootstrap recognises as its own (managed-by label, controller
  *   owner reference);
  * - the external id of every resource: the next run sets `coffer.dev/external-id` on the samples,
- *   so the operator adopts the service objects instead of failing to create them again.
+ *   so the operator adopts the service objects instead of failing to create them again;
+ * - the DynamicSecret sample's definitions (`dynamic-secret-reuse.ts`): the next run removes one
+ *   whose provider changed, which no DynamicSecret can adopt.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CoreV1Api, KubernetesObject } from '@kubernetes/client-node';
+import { TOKEN_KEY } from '../controllers/bootstrap/output-connection.ts';
 import {
   ANNOTATION_EXTERNAL_ID,
   controllerReference,
@@ -73,6 +76,15 @@ export async function restoreBootstrapOutput(
   return true;
 }
 
+/** The admin token of the saved Bootstrap output (see `restoreBootstrapOutput`), if any. */
+export function savedBootstrapToken(dataDir: string): string | undefined {
+  const file = bootstrapOutputFile(dataDir);
+  if (!existsSync(file)) return undefined;
+  const { data } = JSON.parse(readFileSync(file, 'utf8')) as { data?: Record<string, string> };
+  const token = data?.[TOKEN_KEY];
+  return token ? Buffer.from(token, 'base64').toString('utf8') : undefined;
+}
+
 /** Saves `ids` (by `resourceKey`) into `dataDir`. */
 export function saveExternalIds(ids: ReadonlyMap<string, string>, dataDir: string): void {
   writeFileSync(join(dataDir, idsFileName), JSON.stringify(Object.fromEntries(ids), null, 2));
@@ -87,6 +99,14 @@ export function readExternalIds(dataDir: string): Map<string, string> {
   } catch (error) {
     throw new Error(`cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/** Forgets the saved ids of the resources `keys` (by `resourceKey`). */
+export function forgetExternalIds(keys: readonly string[], dataDir: string): void {
+  const ids = readExternalIds(dataDir);
+  const before = ids.size;
+  for (const key of keys) ids.delete(key);
+  if (ids.size !== before) saveExternalIds(ids, dataDir);
 }
 
 /** `objects` with the `coffer.dev/external-id` annotation set where `idOf` knows an id. */

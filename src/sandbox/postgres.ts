@@ -6,16 +6,22 @@
  * listening on 127.0.0.1 at a free port and on a socket in that directory only. The superuser
  * `admin` has a random password (password logins over TCP, trust over the socket).
  *
- * `stop()` stops the server (immediate shutdown) and removes its directory; it is synchronous and
- * also runs on process exit and on SIGINT/SIGTERM/SIGHUP (see `onProcessExit`), so a server never
- * outlives an orderly or interrupted stop. A parent killed with SIGKILL leaves it running.
+ * The postmaster runs in the foreground under the guard of `control-plane/process.ts`, started
+ * once `pg_isready` says it accepts connections: when this process goes away, even killed with
+ * SIGKILL, the guard's stdin pipe closes and it asks the server for a fast shutdown (SIGINT;
+ * SIGKILL 10 s later), so a server never outlives its parent. `stop()` shuts the server down at
+ * once (immediate mode) and removes its directory; it is synchronous and also runs on process exit
+ * and on SIGINT/SIGTERM/SIGHUP (see `onProcessExit`). The directory of a parent killed with
+ * SIGKILL is removed by the next start under the same `parentDir` (`postgres-leftovers.ts`).
  */
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, onProcessExit } from './control-plane/process.ts';
+import { freePort, ManagedProcess, onProcessExit } from './control-plane/process.ts';
+import { waitUntilReady } from './control-plane/readiness.ts';
+import { DIR_PREFIX, markOwner, removeLeftovers } from './postgres-leftovers.ts';
 
 const RUN_AS = 'postgres';
 
@@ -48,7 +54,7 @@ export function postgresBinDir(env: NodeJS.ProcessEnv = process.env): string {
 /** Whether the PostgreSQL binaries {@link startPostgres} needs are installed. */
 export function postgresInstalled(env: NodeJS.ProcessEnv = process.env): boolean {
   const bin = postgresBinDir(env);
-  return ['initdb', 'pg_ctl', 'postgres'].every((name) => existsSync(join(bin, name)));
+  return ['initdb', 'pg_ctl', 'pg_isready', 'postgres'].every((name) => existsSync(join(bin, name)));
 }
 
 const asRoot = () => process.getuid?.() === 0;
@@ -62,15 +68,14 @@ function runAs(): { uid?: number; gid?: number } {
   return asRoot() ? { uid: idOf('-u'), gid: idOf('-g') } : {};
 }
 
+/** The plain environment PostgreSQL's binaries run with. */
+function plainEnv(): NodeJS.ProcessEnv {
+  return { PATH: process.env['PATH'] ?? '/usr/bin:/bin', LANG: 'C.UTF-8' };
+}
+
 /** How a PostgreSQL binary runs: as `postgres` when root, in `dir`, with a plain environment. */
 function binaryOptions(dir: string) {
-  return {
-    ...runAs(),
-    cwd: dir,
-    encoding: 'utf8' as const,
-    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
-    timeout: 60_000,
-  };
+  return { ...runAs(), cwd: dir, encoding: 'utf8' as const, env: plainEnv(), timeout: 60_000 };
 }
 
 function failure(binary: string, status: unknown, stderr: string, dir: string): Error {
@@ -101,45 +106,51 @@ function reachable(dir: string): boolean {
   return spawnSync('test', ['-x', dir], { ...runAs(), timeout: 10_000 }).status === 0;
 }
 
-/** The postmaster's pid from its pid file, or undefined. */
-function postmasterPid(data: string): number | undefined {
-  try {
-    const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
+/** Shuts down the server of `data` at once (`pg_ctl stop -m immediate`, which waits); synchronous. */
+function stopImmediately(bin: string, dir: string, data: string): void {
+  if (existsSync(join(data, 'postmaster.pid')))
+    runBinary(bin, 'pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w'], dir);
 }
 
-/** A stop function for the server of `data` under `dir`: pg_ctl while the pid file is there, else SIGQUIT. */
-function stopper(
-  bin: string,
-  dir: string,
-  data: string,
-): { stop: () => void; started: (pid: number) => void } {
-  let pid: number | undefined;
-  let stopped = false;
-  const quit = () => {
-    try {
-      // SIGQUIT is PostgreSQL's immediate shutdown.
-      if (pid !== undefined) process.kill(pid, 'SIGQUIT');
-    } catch {
-      // Already gone.
-    }
-  };
-  const stop = () => {
-    if (stopped) return;
-    stopped = true;
-    try {
-      if (existsSync(join(data, 'postmaster.pid')))
-        runBinary(bin, 'pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w'], dir);
-      else quit();
-    } catch {
-      quit();
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  return { stop, started: (p) => (pid = p) };
+/** A new directory for a server under `parent`, owned by the server's user, with its owner recorded. */
+function serverDirectory(parent: string): string {
+  const dir = mkdtempSync(join(parent, DIR_PREFIX));
+  chmodSync(dir, 0o700);
+  markOwner(dir);
+  const { uid, gid } = runAs();
+  if (uid !== undefined && gid !== undefined) chownSync(dir, uid, gid);
+  return dir;
+}
+
+/** Makes the cluster in `dir`/data with the superuser `admin` and `password`. */
+async function initCluster(bin: string, dir: string, password: string): Promise<void> {
+  const pwfile = join(dir, 'pwfile');
+  writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
+  const { uid, gid } = runAs();
+  if (uid !== undefined && gid !== undefined) chownSync(pwfile, uid, gid);
+  await runBinaryAsync(bin, 'initdb', ['-D', join(dir, 'data'), '-U', 'admin', `--pwfile=${pwfile}`, '--auth-local=trust', '--auth-host=scram-sha-256', '--no-sync'], dir); // prettier-ignore
+  rmSync(pwfile);
+}
+
+/** True when the server at `port` accepts connections (`pg_isready`). */
+function accepting(bin: string, dir: string, port: number): Promise<boolean> {
+  const args = ['-q', '-h', '127.0.0.1', '-p', String(port), '-d', 'postgres', '-U', 'admin'];
+  return new Promise((resolve) => {
+    execFile(join(bin, 'pg_isready'), args, binaryOptions(dir), (error) => resolve(!error));
+  });
+}
+
+/** Runs the postmaster of `dir` in the foreground under the guard (see the module comment). */
+function runServer(bin: string, dir: string, port: number): ManagedProcess {
+  const settings = ['-c', 'listen_addresses=127.0.0.1', '-p', String(port), '-k', dir, '-c', 'fsync=off'];
+  return new ManagedProcess('postgres', join(bin, 'postgres'), ['-D', join(dir, 'data'), ...settings], {
+    logPath: join(dir, 'server.log'),
+    ...runAs(),
+    cwd: dir,
+    env: plainEnv(),
+    // PostgreSQL's fast shutdown: ends the sessions, then stops.
+    stopSignal: 'INT',
+  });
 }
 
 /**
@@ -149,34 +160,35 @@ function stopper(
 export async function startPostgres(options: PostgresOptions = {}): Promise<PostgresServer> {
   const bin = postgresBinDir(options.env);
   const parent = options.parentDir && reachable(options.parentDir) ? options.parentDir : tmpdir();
-  const dir = mkdtempSync(join(parent, 'coffer-postgres-'));
-  chmodSync(dir, 0o700);
-  const { uid, gid } = runAs();
-  if (uid !== undefined && gid !== undefined) chownSync(dir, uid, gid);
+  removeLeftovers(parent, (data) => stopImmediately(bin, parent, data));
+  const dir = serverDirectory(parent);
   const data = join(dir, 'data');
-  const { stop, started } = stopper(bin, dir, data);
+  let server: ManagedProcess | undefined;
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      stopImmediately(bin, dir, data);
+    } catch {
+      // The group kill below ends it.
+    }
+    // Whatever pg_ctl left (or a server that never wrote its pid file) goes with the guard's group.
+    server?.killGroup();
+    rmSync(dir, { recursive: true, force: true });
+  };
   const unregister = onProcessExit(stop);
   const stopAndUnregister = () => {
-    stop();
     unregister();
+    stop();
   };
   try {
     const password = randomBytes(18).toString('base64url');
-    const pwfile = join(dir, 'pwfile');
-    writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
-    if (uid !== undefined && gid !== undefined) chownSync(pwfile, uid, gid);
-    await runBinaryAsync(bin, 'initdb', ['-D', data, '-U', 'admin', `--pwfile=${pwfile}`, '--auth-local=trust', '--auth-host=scram-sha-256', '--no-sync'], dir); // prettier-ignore
-    rmSync(pwfile);
+    await initCluster(bin, dir, password);
     const port = await freePort();
-    const settings = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off`;
-    await runBinaryAsync(
-      bin,
-      'pg_ctl',
-      ['start', '-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w'],
-      dir,
-    );
-    const pid = postmasterPid(data);
-    if (pid !== undefined) started(pid);
+    const running = runServer(bin, dir, port);
+    server = running;
+    await waitUntilReady(running, () => accepting(bin, dir, port));
     return {
       host: '127.0.0.1',
       port,

@@ -11,6 +11,7 @@ import { resourceKey } from './blocked.ts';
 import { saveBootstrapOutput, saveExternalIds } from './data-dir.ts';
 import type { SandboxCluster } from './cluster-source.ts';
 import type { DynamicSecretBackend } from './dynamic-secret-sample.ts';
+import { recordsOf, saveDynamicSecrets } from './dynamic-secret-reuse.ts';
 import type { SamplePlan } from './samples.ts';
 import { allSettled, readStates, type ResourceState } from './status.ts';
 
@@ -121,12 +122,16 @@ export class Sandbox {
     }
   }
 
-  /** With a data dir: what the next run needs to reuse the devserver's state (see `data-dir.ts`). */
+  /**
+   * With a data dir: what the next run needs to reuse the devserver's state (see `data-dir.ts`
+   * and `dynamic-secret-reuse.ts`).
+   */
   async #saveForNextRun(states: readonly ResourceState[]): Promise<void> {
     if (!this.dataDir) return;
     const ids = new Map<string, string>();
     for (const state of states) if (state.externalId) ids.set(resourceKey(state), state.externalId);
     saveExternalIds(ids, this.dataDir);
+    saveDynamicSecrets(await recordsOf(this.#custom, this.plan.samples), this.dataDir);
     const name = this.plan.bootstrapObject.spec?.['outputSecretName'];
     if (typeof name !== 'string') return;
     const core = this.cluster.kubeConfig().makeApiClient(CoreV1Api);

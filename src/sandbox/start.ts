@@ -18,7 +18,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { buildAllCrds } from '../api/crd/build.ts';
 import { allKinds } from '../api/v1alpha1/index.ts';
 import type { KindController } from '../controllers/kind-controller.ts';
@@ -33,6 +33,7 @@ import {
   type DynamicSecretBackend,
   type DynamicSecretProvider,
 } from './dynamic-secret-sample.ts';
+import { retireForReuse } from './dynamic-secret-reuse.ts';
 import { onProcessExit } from './control-plane/process.ts';
 import { planSamples, resourceOf, type SamplePlan } from './samples.ts';
 import { runCleanups, Sandbox, type Cleanup, type Phases } from './sandbox.ts';
@@ -244,7 +245,11 @@ async function startInOrder(options: SandboxOptions, cleanups: Cleanup[], phases
     ...(options.samplesDir ? { dir: options.samplesDir } : {}),
     dynamicSecrets,
   });
-  await timed(phases, 'samples', () => applyResources(kc, plan, reused ? dir : undefined));
+  await timed(phases, 'samples', async () => {
+    const custom = kc.makeApiClient(CustomObjectsApi);
+    if (reused) await retireForReuse(dir, plan.samples, { url: devserver.url, custom }, log);
+    await applyResources(kc, plan, reused ? dir : undefined);
+  });
 
   const operatorLogPath = join(dir, 'operator.log');
   const stream = openLog(operatorLogPath, cleanups);

@@ -1,20 +1,23 @@
 /**
- * Child processes of a local control plane (etcd, kube-apiserver) that never outlive their
- * parent: stopped on request, killed on process exit and on SIGINT/SIGTERM/SIGHUP, and — through
- * a stdin pipe the parent holds — terminated even when the parent dies without running any handler.
+ * Child processes of a local control plane (etcd, kube-apiserver) and of the sandbox (its
+ * PostgreSQL) that never outlive their parent: stopped on request, killed on process exit and on
+ * SIGINT/SIGTERM/SIGHUP, and — through a stdin pipe the parent holds — terminated even when the
+ * parent dies without running any handler.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-// The guard runs the command in the background and TERMs it as soon as the parent's end of the
-// stdin pipe closes: on stop(), and also when the parent is SIGKILLed. A command still running
-// 10 s later is KILLed (a kube-apiserver whose etcd is gone may never finish its shutdown).
-// When the command has exited, so does the watcher. The guard's exit status is the command's.
+// The guard runs the command in the background and signals it (its first argument, TERM unless the
+// caller chose another) as soon as the parent's end of the stdin pipe closes: on stop(), and also
+// when the parent is SIGKILLed. A command still running 10 s later is KILLed (a kube-apiserver
+// whose etcd is gone may never finish its shutdown). When the command has exited, so does the
+// watcher. The guard's exit status is the command's.
 const guardScript = [
+  'signal=$1; shift',
   'exec 3<&0',
   '"$@" </dev/null & child=$!',
-  '( cat <&3 >/dev/null; kill -TERM "$child" 2>/dev/null',
+  '( cat <&3 >/dev/null; kill -"$signal" "$child" 2>/dev/null',
   '  i=0; while kill -0 "$child" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done',
   '  kill -KILL "$child" 2>/dev/null ) & watcher=$!',
   'wait "$child"; status=$?',
@@ -81,6 +84,20 @@ export interface ProcessExit {
   readonly signal: NodeJS.Signals | null;
 }
 
+/** How a {@link ManagedProcess} runs, beyond its command: where its output goes, and as whom. */
+export interface ManagedProcessOptions {
+  /** The file its stdout and stderr are appended to. */
+  readonly logPath: string;
+  /** Run as this user and group (the guard and the command; default this process's). */
+  readonly uid?: number;
+  readonly gid?: number;
+  readonly cwd?: string;
+  /** The command's environment (default this process's). */
+  readonly env?: NodeJS.ProcessEnv;
+  /** What the guard sends the command when the parent goes away or stops it (default `TERM`). */
+  readonly stopSignal?: 'TERM' | 'INT' | 'QUIT';
+}
+
 /** A long-running child process with its output in a log file. */
 export class ManagedProcess {
   readonly name: string;
@@ -90,16 +107,30 @@ export class ManagedProcess {
   #child: ChildProcess;
   #exit: ProcessExit | undefined;
 
-  /** Starts `command args...`, appending its stdout and stderr to `logPath`. */
-  constructor(name: string, command: string, args: readonly string[], logPath: string) {
+  /**
+   * Starts `command args...`, appending its stdout and stderr to `output` (a log path, or the
+   * log path with how to run it).
+   */
+  constructor(
+    name: string,
+    command: string,
+    args: readonly string[],
+    output: string | ManagedProcessOptions,
+  ) {
+    const options = typeof output === 'string' ? { logPath: output } : output;
     this.name = name;
-    this.logPath = logPath;
-    const log = openSync(logPath, 'a');
+    this.logPath = options.logPath;
+    const log = openSync(options.logPath, 'a');
     try {
+      const { uid, gid, cwd, env } = options;
       // detached: the guard leads its own process group, so killGroup() reaches the command too.
-      this.#child = spawn('sh', ['-c', guardScript, 'sh', command, ...args], {
+      this.#child = spawn('sh', ['-c', guardScript, 'sh', options.stopSignal ?? 'TERM', command, ...args], {
         detached: true,
         stdio: ['pipe', log, log],
+        ...(uid === undefined ? {} : { uid }),
+        ...(gid === undefined ? {} : { gid }),
+        ...(cwd === undefined ? {} : { cwd }),
+        ...(env === undefined ? {} : { env }),
       });
     } finally {
       closeSync(log);
