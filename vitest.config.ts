@@ -8,7 +8,7 @@ import { NodeChainSequencer } from './test/support/sequencer.ts';
  * (node.test.ts, e2e-*.test.ts) wait for the machine-wide node lock (`nodeLockWaitMs`); the
  * sequencer starts the longest of them first (test/support/sequencer.ts).
  */
-const workers = 3;
+const workers = 4;
 
 // Two projects: the colocated unit tests (a longer timeout than vitest's 5 s: they share the
 // cores with integration files), and the integration tests against real kube-apiservers + etcd
