@@ -140,7 +140,9 @@ describe('the chart on a node: failover, the checks a user makes, the rotated to
   }, 90_000);
 
   it('sweeps what a node killed with SIGKILL left, when the next node starts', async () => {
+    const started = Date.now();
     const killedDir = await killedNode();
+    const killedMs = Date.now() - started;
     // The killed control plane's own files (etcd data, certificates) are not the node's to sweep.
     onTestFinished(() => rmSync(killedDir, { recursive: true, force: true }));
     // Left behind: the state file, the container's shim, the bridge.
@@ -152,7 +154,11 @@ describe('the chart on a node: failover, the checks a user makes, the rotated to
       lines.push(line);
       console.log(line);
     };
-    sandbox = await startNodeSandbox({ log, values, image: await building });
+    const image = await building;
+    console.log(
+      `node killed with SIGKILL after ${killedMs} ms, image ready after ${Date.now() - started} ms`,
+    );
+    sandbox = await startNodeSandbox({ log, values, image });
     console.log(sandbox.phases.map((phase) => `${phase.name} ${phase.ms} ms`).join(', '));
     expect(lines.join('\n')).toContain(`sweeping what a previous node (${killedDir}/node) left`);
     expect(existsSync(join(killedDir, 'node'))).toBe(false);
