@@ -3,12 +3,12 @@ import { NodeChainSequencer } from './test/support/sequencer.ts';
 
 /**
  * Test files running at once, unit and integration alike. Integration files mostly wait on the
- * API server, the devserver and requeues, so three share two cores well; the global setup starts
- * one control plane per slot (test/support/global-setup.ts). The files that start a node
- * (node.test.ts, e2e-*.test.ts) wait for the machine-wide node lock (`nodeLockWaitMs`); the
- * sequencer starts the longest of them first (test/support/sequencer.ts).
+ * API server, the devserver and requeues, so four share two cores; the global setup starts one
+ * control plane per slot (test/support/global-setup.ts). The file that starts a node
+ * (e2e-chart-node.test.ts, mostly waiting for the kubelet to rotate a token) holds one slot for
+ * most of the run: the sequencer starts it first (test/support/sequencer.ts).
  */
-const workers = 3;
+const workers = 4;
 
 // Two projects: the colocated unit tests (a longer timeout than vitest's 5 s: they share the
 // cores with integration files), and the integration tests against real kube-apiservers + etcd

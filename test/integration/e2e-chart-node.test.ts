@@ -3,26 +3,32 @@
  * image built from the Dockerfile and imported into the node's containerd, `helm install` of
  * charts/coffer with it (two replicas, the operator's projected ServiceAccount token of 600 s, the
  * kubelet's minimum), the samples applied against a devserver on the node's address. Each step
- * asserts what a user would check with kubectl.
+ * asserts what a user would check with kubectl. One node runs per machine, so the checks of the
+ * node itself run here too, on the same node.
  *
- * The kubelet rotates a projected token only after 80% of its lifetime, so the file is ordered
- * around that wait: the leader Pod is deleted early (the Lease goes to a live Pod within its
- * duration, which reconciles a new resource to Ready and writes nothing twice), and the clock of
- * the new leader's token starts. While it runs, every check that leaves the leader alone: the
- * image imported, never pulled; the operator Pods Ready as the non-root user on a read-only root
- * with no capabilities; only the release's ServiceAccount and RBAC; every sample Ready and the demo
- * Deployment's Pod running; a WorkloadSecret change replacing that Pod exactly once. Then the
+ * First a node killed with SIGKILL (test/support/node-child.ts, while the image builds): the
+ * node of this file sweeps what it left when it starts. The kubelet rotates a projected token only
+ * after 80% of its lifetime, so the file is ordered around that wait: the leader Pod is deleted
+ * early (the Lease goes to a live Pod within its duration, which reconciles a new resource to
+ * Ready and writes nothing twice), and the clock of the new leader's token starts. While it runs,
+ * every check that leaves the leader alone (test/support/chart-node-checks.ts: the image imported,
+ * never pulled; the operator Pods non-root, read-only, without capabilities; only the release's
+ * RBAC; every sample Ready; a WorkloadSecret change replacing the demo Pod exactly once) and the
+ * node's own (test/support/node-checks.ts: Ready; a second node refused; a Pod from a local image
+ * with logs, exec and the `kubernetes` Service; egress outside the pod network dropped). Then the
  * rotation: the kubelet rewrites the new leader's token file (seen as a change of its sha256 on
  * the host, never printed), and an edited Connection and a new one log in again; the devserver
  * recorded those logins with the credential id the API server's TokenReview reported, and it is
- * the rotated token's `jti`, not the old one's. Last `helm upgrade` (the operator rolls, everything
- * stays Ready, nothing restarts), `helm uninstall` (none of the release's objects left, the CRDs
- * kept, the operator's Lease left as the README says) and the machine clean once the sandbox
- * stops.
+ * the rotated token's `jti`, not the old one's. Then `helm upgrade` (the operator rolls,
+ * everything stays Ready, nothing restarts), `helm uninstall` (none of the release's objects
+ * left, the CRDs kept, the operator's Lease left as the README says). Last the machine: once the
+ * sandbox stops, no process, mount, network namespace, bridge, veth, iptables chain, kubepods
+ * cgroup or changed sysctl is left; and the same after Ctrl-C of `npm run sandbox -- --node` as
+ * the README runs it.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { promisify } from 'node:util';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import {
   ApiextensionsV1Api,
   AppsV1Api,
@@ -34,15 +40,19 @@ import {
   type KubeConfig,
   type V1Pod,
 } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { allKinds, group, version } from '../../src/api/v1alpha1/index.ts';
 import type { StatsSnapshot } from '../../src/devserver/server.ts';
+import { buildOperatorImage, type OperatorImage } from '../../src/sandbox/image/image.ts';
+import { nodeStateDir } from '../../src/sandbox/control-plane/node/host.ts';
 import { chartValues, defaultRelease, operatorDeployment } from '../../src/sandbox/node-install/install.ts';
 import { startNodeSandbox, type NodeSandbox } from '../../src/sandbox/node-install/start.ts';
 import { rolledOut, waitForRollout } from '../../src/sandbox/node-install/workloads.ts';
-import { allSettled } from '../../src/sandbox/status.ts';
+import { chartNodeChecks, type ChartOnNode } from '../support/chart-node-checks.ts';
 import { nodeLockWaitMs, reserveNodeForFile } from '../support/control-plane.ts';
-import { ctr, hostPid, livePods, processFacts } from '../support/node-host.ts';
+import { livePods } from '../support/node-host.ts';
+import { killedNode, nodeChecks, sandboxOnNode } from '../support/node-checks.ts';
+import { expectNothingLeft, listLinks, recordMachine, type MachineState } from '../support/node-machine.ts';
 import {
   leaseOf,
   operatorPods,
@@ -54,7 +64,6 @@ import {
 } from '../support/node-operator.ts';
 import {
   acceptedByApiServer,
-  bindingsOf,
   createCoffer,
   createKubernetesIdentity,
   createTokenConnection,
@@ -69,7 +78,6 @@ import {
 } from '../support/node-release.ts';
 import { waitFor } from '../support/wait-for.ts';
 
-const execFileAsync = promisify(execFile);
 const release = defaultRelease;
 const lease = { name: 'coffer-leader-e2e', namespace: release.namespace };
 const tokenSeconds = 600;
@@ -93,9 +101,14 @@ describe('the chart on a node: failover, the checks a user makes, the rotated to
   let releaseNode: (() => void) | undefined;
   let kc: KubeConfig;
   let core: CoreV1Api;
-  let apps: AppsV1Api;
   let custom: CustomObjectsApi;
-  let nodeDir = '';
+  let apps: AppsV1Api;
+  const on = { release, lease } as ChartOnNode;
+  /** The machine as it is once this file holds the node (another file's node may run before). */
+  let machine: MachineState;
+  /** The operator image, built while the killed node starts. */
+  let building: Promise<OperatorImage>;
+  const imageDir = mkdtempSync(join(tmpdir(), 'coffer-test-image-'));
   let leader: V1Pod;
   /** The uids of the operator Pods the release started with. */
   let firstPods: string[] = [];
@@ -114,19 +127,47 @@ describe('the chart on a node: failover, the checks a user makes, the rotated to
 
   beforeAll(async () => {
     releaseNode = await reserveNodeForFile();
-    sandbox = await startNodeSandbox({ log: (line) => console.log(line), values });
+    machine = recordMachine();
+    building = buildOperatorImage({ archive: join(imageDir, 'operator-image.oci.tar') });
+    building.catch(() => undefined);
+  }, nodeLockWaitMs + 60_000);
+
+  afterAll(async () => {
+    await sandbox?.stop();
+    await building?.catch(() => undefined);
+    rmSync(imageDir, { recursive: true, force: true });
+    releaseNode?.();
+  }, 90_000);
+
+  it('sweeps what a node killed with SIGKILL left, when the next node starts', async () => {
+    const started = Date.now();
+    const killedDir = await killedNode();
+    const killedMs = Date.now() - started;
+    // The killed control plane's own files (etcd data, certificates) are not the node's to sweep.
+    onTestFinished(() => rmSync(killedDir, { recursive: true, force: true }));
+    // Left behind: the state file, the container's shim, the bridge.
+    expect(existsSync(join(nodeStateDir, 'state.json'))).toBe(true);
+    expect((await listLinks()).some((link) => link.ifname === 'coffer0')).toBe(true);
+
+    const lines: string[] = [];
+    const log = (line: string) => {
+      lines.push(line);
+      console.log(line);
+    };
+    const image = await building;
+    console.log(
+      `node killed with SIGKILL after ${killedMs} ms, image ready after ${Date.now() - started} ms`,
+    );
+    sandbox = await startNodeSandbox({ log, values, image });
     console.log(sandbox.phases.map((phase) => `${phase.name} ${phase.ms} ms`).join(', '));
+    expect(lines.join('\n')).toContain(`sweeping what a previous node (${killedDir}/node) left`);
+    expect(existsSync(join(killedDir, 'node'))).toBe(false);
     kc = sandbox.cluster.kubeConfig();
     core = kc.makeApiClient(CoreV1Api);
     apps = kc.makeApiClient(AppsV1Api);
     custom = kc.makeApiClient(CustomObjectsApi);
-    nodeDir = sandbox.plane.node?.dir ?? '';
-  }, nodeLockWaitMs + 300_000);
-
-  afterAll(async () => {
-    await sandbox?.stop();
-    releaseNode?.();
-  }, 90_000);
+    Object.assign(on, { sandbox, kc, core, apps, custom, nodeDir: sandbox.plane.node?.dir ?? '' });
+  }, 420_000);
 
   it('runs two operator Pods, both Ready, and the Lease names one of them', async () => {
     const deployment = await operatorDeployment(apps, release);
@@ -181,7 +222,7 @@ describe('the chart on a node: failover, the checks a user makes, the rotated to
     console.log(
       `the Lease went to the ${which} Pod ${newLeader.metadata?.name} ${tookMs} ms after the delete`,
     );
-    firstTokenFile = projectedFileOnHost(nodeDir, newLeader, 'coffer-token', 'token');
+    firstTokenFile = projectedFileOnHost(on.nodeDir, newLeader, 'coffer-token', 'token');
     firstToken = tokenFacts(firstTokenFile);
     expect(firstToken.expiresAt - firstToken.issuedAt).toBe(tokenSeconds);
     expect(firstToken.audiences).toEqual(['coffer']);
@@ -217,127 +258,9 @@ describe('the chart on a node: failover, the checks a user makes, the rotated to
     for (const [name, uid] of before.secrets) expect(secrets.get(name), name).toBe(uid);
   });
 
-  it('installs the release with the image imported into the node, never pulled', async () => {
-    const status = await sandbox.release.status();
-    expect(status.info?.status).toBe('deployed');
-    const deployment = await operatorDeployment(apps, release);
-    const container = deployment.spec?.template.spec?.containers[0];
-    expect(container?.image).toBe(sandbox.image.reference);
-    expect(container?.imagePullPolicy).toBe('Never');
-    const [pod] = await operatorPods(core, release);
-    expect(pod?.status?.containerStatuses?.[0]?.image).toBe(sandbox.image.reference);
-    // The node's containerd holds the image under that name with the digest the build produced.
-    const row = (await ctr(nodeDir, 'images', 'ls'))
-      .split('\n')
-      .find((line) => line.startsWith(`${sandbox.image.reference} `));
-    expect(row?.split(/\s+/)).toContain(sandbox.image.digest);
-  });
+  chartNodeChecks(on);
 
-  it('runs the operator Pods Ready, as the non-root user on a read-only root with no capabilities', async () => {
-    const pods = await operatorPods(core, release);
-    expect(pods).toHaveLength(2);
-    for (const pod of pods) {
-      expect(pod.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
-      const pid = await hostPid(nodeDir, pod.status?.containerStatuses?.[0]?.containerID ?? '');
-      expect(processFacts(pid)).toEqual({
-        uids: ['65532', '65532', '65532', '65532'],
-        effectiveCapabilities: '0000000000000000',
-        rootReadOnly: true,
-      });
-    }
-  });
-
-  it('runs the operator with only the ServiceAccount and RBAC of the release', async () => {
-    const pods = await operatorPods(core, release);
-    const account = pods[0]?.spec?.serviceAccountName ?? '';
-    const sa = await core.readNamespacedServiceAccount({ name: account, namespace: release.namespace });
-    expect(sa.metadata?.annotations?.['meta.helm.sh/release-name']).toBe(release.name);
-    const bindings = await bindingsOf(kc, { name: account, namespace: release.namespace });
-    expect(bindings.length).toBeGreaterThan(0);
-    const foreign = bindings.filter(
-      (b) => b.metadata?.annotations?.['meta.helm.sh/release-name'] !== release.name,
-    );
-    expect(foreign.map((b) => b.metadata?.name)).toEqual([]);
-    // The leader's Lease names one of these Pods: the operator that reconciles.
-    const { holder } = await leaseOf(kc, lease);
-    expect(pods.filter((pod) => holder.includes(pod.metadata?.name ?? '-'))).toHaveLength(1);
-  });
-
-  it('gets every sample Ready through the operator, and the demo Deployment Pod running', async () => {
-    const { ready, states } = await sandbox.waitUntilReady({ timeoutMs: 90_000 });
-    expect(ready).toBe(true);
-    expect(allSettled(states)).toBe(true);
-    const demo = await apps.readNamespacedDeployment({ name: 'demo-app', namespace: sandbox.namespace });
-    expect(rolledOut(demo)).toBe(true);
-    const secret = await core.readNamespacedSecret({ name: 'demo-app-env', namespace: sandbox.namespace });
-    expect(Object.keys(secret.data ?? {})).toContain('app.yaml');
-    const kubeconfig = ['--kubeconfig', sandbox.cluster.kubeconfigPath];
-    const logs = (
-      await execFileAsync(sandbox.cluster.kubectl, [
-        ...kubeconfig,
-        '-n',
-        sandbox.namespace,
-        'logs',
-        'deploy/demo-app',
-      ])
-    ).stdout;
-    expect(logs).toContain('coffer-probe ready');
-  }, 100_000);
-
-  it('replaces the demo Deployment Pod exactly once when its WorkloadSecret changes', async () => {
-    const where = { name: 'demo-app', namespace: sandbox.namespace };
-    const selector = 'app.kubernetes.io/name=demo-app';
-    const podUids = async () =>
-      (await livePods(core, where.namespace, selector)).map((pod) => pod.metadata?.uid);
-    const replicaSets = async () =>
-      (await apps.listNamespacedReplicaSet({ namespace: where.namespace, labelSelector: selector })).items;
-    const podsBefore = await podUids();
-    expect(podsBefore).toHaveLength(1);
-    expect(await replicaSets()).toHaveLength(1);
-    const generation = (await apps.readNamespacedDeployment(where)).metadata?.generation ?? 0;
-
-    const at = {
-      group,
-      version,
-      plural: 'workloadsecrets',
-      namespace: where.namespace,
-      name: 'demo-app-env',
-    };
-    await custom.patchNamespacedCustomObject(
-      { ...at, body: { spec: { template: { data: { greeting: 'hello from the node' } } } } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
-    const changed = await waitFor(
-      async () => {
-        const secret = await core.readNamespacedSecret({ name: 'demo-app-env', namespace: where.namespace });
-        return secret.data?.['greeting'];
-      },
-      { timeoutMs: 30_000, intervalMs: 250, message: 'the delivered Secret to carry the new key' },
-    );
-    expect(Buffer.from(changed, 'base64').toString()).toBe('hello from the node');
-    await waitFor(
-      async () => ((await apps.readNamespacedDeployment(where)).metadata?.generation ?? 0) > generation,
-      {
-        timeoutMs: 30_000,
-        intervalMs: 250,
-        message: 'the Deployment to be restarted',
-      },
-    );
-    await waitForRollout(apps, where, 60_000);
-    // The operator has settled on the change: the WorkloadSecret is Ready for its new generation.
-    await waitFor(async () => allSettled(await sandbox.states()), {
-      timeoutMs: 30_000,
-      intervalMs: 250,
-      message: 'every resource to be Ready and Synced',
-    });
-    const after = await podUids();
-    expect(after).toHaveLength(1);
-    expect(after).not.toContain(podsBefore[0]);
-    const sets = await replicaSets();
-    expect(sets).toHaveLength(2);
-    expect(sets.map((set) => set.spec?.replicas ?? 0).sort()).toEqual([0, 1]);
-    expect((await apps.readNamespacedDeployment(where)).metadata?.generation).toBe(generation + 1);
-  }, 120_000);
+  nodeChecks(() => on.sandbox.plane);
 
   it('sees the kubelet rotate the projected token of the Pod that took over', async () => {
     rotated = await waitFor(
@@ -446,10 +369,36 @@ describe('the chart on a node: failover, the checks a user makes, the rotated to
     expect(leftLease.metadata?.annotations?.['meta.helm.sh/release-name']).toBeUndefined();
   }, 90_000);
 
-  it('leaves the machine clean when stopped', async () => {
+  it('leaves nothing behind on the machine when stopped', async () => {
+    expect(sandbox.plane.node?.dir.startsWith(sandbox.plane.dir)).toBe(true);
     await sandbox.stop();
-    expect(existsSync(sandbox.plane.dir)).toBe(false);
-    const { stdout } = await execFileAsync('ip', ['-j', 'link', 'show']);
-    expect((JSON.parse(stdout) as { ifname: string }[]).map((link) => link.ifname)).not.toContain('coffer0');
+    await expectNothingLeft(sandbox.plane.dir, machine);
   }, 60_000);
+
+  it('stops `npm run sandbox -- --node` on Ctrl-C, leaving nothing behind', async () => {
+    const run = sandboxOnNode();
+    onTestFinished(() => {
+      try {
+        process.kill(run.group, 'SIGKILL');
+      } catch {
+        // The group is gone.
+      }
+    });
+    await waitFor(() => run.output().includes('Running; press Ctrl-C to stop and clean up.'), {
+      timeoutMs: 360_000,
+      intervalMs: 250,
+      message: 'the sandbox to be ready',
+    });
+    expect(run.output()).toContain('All ');
+    const dir = dirname(/^Kubeconfig: (\S+)$/m.exec(run.output())?.[1] ?? '');
+    expect(dir).toMatch(/coffer-sandbox-/);
+    process.kill(run.group, 'SIGINT');
+    await run.closed;
+    expect(() => process.kill(run.group, 0)).toThrow(/ESRCH/);
+    expect(run.output()).toContain('SIGINT: stopping the sandbox');
+    expect(run.output()).toContain(
+      '[sandbox] stopped operator, devserver, PostgreSQL, control plane and node; temporary files removed',
+    );
+    await expectNothingLeft(dir, machine);
+  }, 480_000);
 });

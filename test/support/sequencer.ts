@@ -1,16 +1,14 @@
 /**
- * The order in which the test files start. One node runs per machine at a time, so the files that
- * start one form a chain: the longest of them (the chart on the node, which waits for the kubelet
- * to rotate a projected token after 80% of its 600 s) starts first, the other node file starts
- * last (it waits for the node lock while the other slots finish), and the chaos files, which time
- * rates and takeovers, run after the ordinary files, when the machine is quieter. Within each rank
- * vitest's own order holds.
+ * The order in which the test files start. The file that starts a node (the chart on the node,
+ * which waits for the kubelet to rotate a projected token after 80% of its 600 s) is the longest,
+ * so it starts first and holds one slot while the others share the rest; the chaos files, which
+ * time rates and takeovers, run after the ordinary files, when the machine is quieter. Within each
+ * rank vitest's own order holds.
  */
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 function rank(file: string): number {
   if (file.endsWith('/e2e-chart-node.test.ts')) return 0;
-  if (file.endsWith('/node.test.ts')) return 3;
   if (/\/chaos-[^/]*\.test\.ts$/.test(file)) return 2;
   return 1;
 }
