@@ -1,23 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from './clock.ts';
-import { WorkQueue } from './work-queue.ts';
-
-function newQueue() {
-  const clock = new ManualClock(1_000);
-  const queue = new WorkQueue({ clock, backoff: { jitter: 0 }, rateLimit: { qps: 1_000, burst: 1_000 } });
-  return { clock, queue };
-}
-
-/** Every key the queue hands out without waiting. */
-async function takeAll(queue: WorkQueue): Promise<string[]> {
-  const keys: string[] = [];
-  while (queue.len() > 0) {
-    const key = await queue.get();
-    if (key === undefined) break;
-    keys.push(key);
-  }
-  return keys;
-}
+import { newQueue, takeAll } from './work-queue-testing.ts';
 
 describe('WorkQueue deadlines (addAfter with beforeMs)', () => {
   it('hands out a due key with a deadline ahead of changes and polls', async () => {

@@ -10,20 +10,15 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
-import { nodeChains, nodeStateDir, touchedSysctls } from '../../src/sandbox/control-plane/node/host.ts';
+import {
+  fixedHostPaths,
+  nodeChains,
+  nodeStateDir,
+  touchedSysctls,
+} from '../../src/sandbox/control-plane/node/host.ts';
 import { egressChain } from '../../src/sandbox/control-plane/node/node.ts';
 
 const execFileAsync = promisify(execFile);
-
-/** Host paths a kubelet or containerd uses whatever its configuration. */
-const fixedHostPaths = [
-  '/var/lib/kubelet',
-  '/var/lib/cni',
-  '/var/log/pods',
-  '/var/log/containers',
-  '/run/containerd',
-  '/run/netns',
-];
 
 /** What of the machine a node may change, as it was before the node started. */
 export interface MachineState {

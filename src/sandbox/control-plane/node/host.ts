@@ -27,7 +27,7 @@ export const touchedSysctls = [
 ] as const;
 
 /** Host paths the kubelet or containerd use whatever their configuration; removed when they were absent. */
-const fixedHostPaths = [
+export const fixedHostPaths = [
   '/var/lib/kubelet',
   '/var/lib/cni',
   '/var/log/pods',
